@@ -1,0 +1,21 @@
+const tseslint = require('typescript-eslint');
+
+module.exports = tseslint.config(
+  { ignores: ['node_modules/**', 'cdk.out/**', 'coverage/**', '**/*.js', '**/*.d.ts'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-imports': 'off',
+    },
+  },
+  {
+    files: ['lambda/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@aws-sdk/*', 'aws-sdk'], message: 'lambda/core is pure: no AWS SDK imports.' }] },
+      ],
+    },
+  },
+);
