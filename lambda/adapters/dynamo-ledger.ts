@@ -1,0 +1,181 @@
+import {
+  BatchGetItemCommand,
+  GetItemCommand,
+  TransactWriteItemsCommand,
+  TransactionCanceledException,
+  type AttributeValue,
+  type DynamoDBClient,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb';
+import Big from 'big.js';
+import { formatDecimal } from '../core/decimal';
+import type { StoredCharge } from '../core/ledger-decision';
+import { billingPeriodOf, totalSortKey } from '../core/keys';
+import { refKey, type ChargeCommit, type ChargeRef, type CommitResult, type LedgerPort } from '../core/ports';
+
+export interface DynamoLedgerOptions {
+  client: DynamoDBClient;
+  ledgerTable: string;
+  dedupTable: string;
+  stream: string;
+  ttlSeconds: number;
+  now?: () => number;
+}
+
+const S = (value: string): AttributeValue => ({ S: value });
+const N = (value: string | number): AttributeValue => ({ N: String(value) });
+const BATCH_GET_LIMIT = 100;
+/** Reasons that mean "someone else changed these items first": re-read and decide again. */
+const LOST_RACE_CODES = new Set(['ConditionalCheckFailed', 'TransactionConflict']);
+
+export const decimalOf = (value: AttributeValue | undefined): string =>
+  value?.N === undefined ? '0' : formatDecimal(new Big(value.N));
+
+const storedChargeOf = (item: Record<string, AttributeValue>): StoredCharge => ({
+  version: Number(item.version?.N ?? '0'),
+  contentHash: item.contentHash?.S ?? '',
+  amount: decimalOf(item.amount),
+  currency: item.currency?.S ?? '',
+});
+
+const optional = (name: string, value: string | undefined): Record<string, AttributeValue> =>
+  value === undefined ? {} : { [name]: S(value) };
+
+/** The ledger and claim tables: claim + charge + totals of one record in one TransactWriteItems. */
+export class DynamoLedger implements LedgerPort {
+  private readonly now: () => number;
+
+  constructor(private readonly options: DynamoLedgerOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async readCharges(refs: ChargeRef[]): Promise<Map<string, StoredCharge | null>> {
+    const found = new Map<string, StoredCharge | null>();
+    for (let start = 0; start < refs.length; start += BATCH_GET_LIMIT) {
+      const chunk = refs.slice(start, start + BATCH_GET_LIMIT);
+      const response = await this.options.client.send(
+        new BatchGetItemCommand({
+          RequestItems: {
+            [this.options.ledgerTable]: {
+              Keys: chunk.map((ref) => ({ pk: S(ref.pk), sk: S(ref.sk) })),
+              ConsistentRead: true,
+              ProjectionExpression: 'pk, sk, amount, currency, version, contentHash',
+            },
+          },
+        }),
+      );
+      const unprocessed = new Set(
+        (response.UnprocessedKeys?.[this.options.ledgerTable]?.Keys ?? []).map((key) =>
+          refKey({ pk: key.pk?.S ?? '', sk: key.sk?.S ?? '' }),
+        ),
+      );
+      for (const ref of chunk) if (!unprocessed.has(refKey(ref))) found.set(refKey(ref), null);
+      for (const item of response.Responses?.[this.options.ledgerTable] ?? []) {
+        found.set(refKey({ pk: item.pk?.S ?? '', sk: item.sk?.S ?? '' }), storedChargeOf(item));
+      }
+    }
+    return found;
+  }
+
+  async readCharge(ref: ChargeRef): Promise<StoredCharge | null> {
+    const response = await this.options.client.send(
+      new GetItemCommand({
+        TableName: this.options.ledgerTable,
+        Key: { pk: S(ref.pk), sk: S(ref.sk) },
+        ConsistentRead: true,
+        ProjectionExpression: 'amount, currency, version, contentHash',
+      }),
+    );
+    return response.Item ? storedChargeOf(response.Item) : null;
+  }
+
+  async commit(commit: ChargeCommit): Promise<CommitResult> {
+    try {
+      await this.options.client.send(new TransactWriteItemsCommand({ TransactItems: this.transactItems(commit) }));
+      return 'committed';
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) {
+        const [claim, charge, ...totals] = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+        if (claim === 'ConditionalCheckFailed' && charge === 'None' && totals.every((code) => code === 'None')) {
+          return 'claim-without-charge';
+        }
+        if ([claim, charge, ...totals].some((code) => LOST_RACE_CODES.has(code))) return 'lost-race';
+      }
+      throw error;
+    }
+  }
+
+  private transactItems(commit: ChargeCommit): TransactWriteItem[] {
+    const nowMs = this.now();
+    const nowSeconds = Math.floor(nowMs / 1000);
+    const { event } = commit;
+    const claim: TransactWriteItem = {
+      Put: {
+        TableName: this.options.dedupTable,
+        Item: {
+          pk: S(commit.claimKey),
+          expiresAt: N(nowSeconds + this.options.ttlSeconds),
+          stream: S(this.options.stream),
+          status: S('COMPLETED'),
+          ledgerPk: S(commit.ref.pk),
+          ledgerSk: S(commit.ref.sk),
+          contentHash: S(commit.contentHash),
+          version: N(commit.identity.version),
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+        ExpressionAttributeValues: { ':now': N(nowSeconds) },
+      },
+    };
+    const charge: TransactWriteItem = {
+      Put: {
+        TableName: this.options.ledgerTable,
+        Item: {
+          pk: S(commit.ref.pk),
+          sk: S(commit.ref.sk),
+          amount: N(event.amount),
+          currency: S(event.currency),
+          version: N(commit.identity.version),
+          contentHash: S(commit.contentHash),
+          identityKind: S(commit.identity.kind),
+          identityId: S(commit.identity.id),
+          tenant: S(event.tenant),
+          source: S(event.source),
+          accountId: S(event.accountId),
+          period: S(billingPeriodOf(event)),
+          chargePeriodStart: S(event.chargePeriodStart),
+          chargeCategory: S(event.chargeCategory),
+          ...optional('chargeClass', event.chargeClass),
+          ...optional('service', event.service),
+          ...optional('skuId', event.skuId),
+          ...optional('resourceId', event.resourceId),
+          ...optional('description', event.description),
+          updatedAt: S(new Date(nowMs).toISOString()),
+        },
+        ...(commit.previous
+          ? {
+              ConditionExpression: 'version = :version AND contentHash = :hash',
+              ExpressionAttributeValues: { ':version': N(commit.previous.version), ':hash': S(commit.previous.contentHash) },
+            }
+          : { ConditionExpression: 'attribute_not_exists(pk)' }),
+      },
+    };
+    const totals: TransactWriteItem[] = commit.totals.map((change) => ({
+      Update: {
+        TableName: this.options.ledgerTable,
+        Key: { pk: S(commit.ref.pk), sk: S(totalSortKey(change.currency)) },
+        UpdateExpression:
+          'ADD #total :delta, #charges :charges SET currency = :currency, tenant = :tenant, accountId = :account, period = :period',
+        ExpressionAttributeNames: { '#total': 'total', '#charges': 'charges' },
+        ExpressionAttributeValues: {
+          ':delta': N(change.delta),
+          ':charges': N(change.charges),
+          ':currency': S(change.currency),
+          ':tenant': S(event.tenant),
+          ':account': S(event.accountId),
+          ':period': S(billingPeriodOf(event)),
+        },
+      },
+    }));
+    return [claim, charge, ...totals];
+  }
+}

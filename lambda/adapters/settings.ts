@@ -1,0 +1,38 @@
+/** Function settings from environment variables, read once per container, with errors that name the variable. */
+export interface ConsumerSettings {
+  stream: string;
+  fifo: boolean;
+  dlqUrl: string;
+  dedupTable: string;
+  ttlSeconds: number;
+  concurrency: number;
+}
+
+const required = (env: NodeJS.ProcessEnv, name: string): string => {
+  const value = env[name]?.trim();
+  if (!value) throw new Error(`Environment variable ${name} is not set`);
+  return value;
+};
+
+const positiveInteger = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`Environment variable ${name} must be a positive integer`);
+  return value;
+};
+
+export const consumerSettings = (env: NodeJS.ProcessEnv): ConsumerSettings => {
+  const kind = env.QUEUE_KIND?.trim() || 'standard';
+  if (kind !== 'fifo' && kind !== 'standard') throw new Error('Environment variable QUEUE_KIND must be fifo or standard');
+  return {
+    stream: required(env, 'STREAM_NAME'),
+    fifo: kind === 'fifo',
+    dlqUrl: required(env, 'DLQ_URL'),
+    dedupTable: required(env, 'DEDUP_TABLE_NAME'),
+    ttlSeconds: positiveInteger(env, 'DEDUP_TTL_SECONDS', 35 * 24 * 3600),
+    concurrency: positiveInteger(env, 'MAX_CONCURRENCY', 8),
+  };
+};
+
+export const requiredSetting = required;

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { Context } from 'aws-lambda';
+import { alertMessage } from '../core/alert-message';
+import type { AlertEvent } from '../core/events';
+import type { NotifierPort } from '../core/ports';
+
+export interface SnsNotifierOptions {
+  sns: SNSClient;
+  dynamo: DynamoDBClient;
+  topicArn: string;
+  dedupTable: string;
+  stream: string;
+  ttlSeconds: number;
+}
+
+/**
+ * One SNS publish per alert key, through Powertools Idempotency on the dedup table: the claim is written
+ * IN_PROGRESS with a lease of the invocation's remaining time, then COMPLETED with the response.
+ * A duplicate gets the stored response back; the nonce in it tells which call published.
+ */
+export class SnsNotifier implements NotifierPort {
+  private readonly config: IdempotencyConfig;
+  private readonly publishOnce: (key: string, alert: AlertEvent, nonce: string) => Promise<{ nonce: string }>;
+
+  constructor(options: SnsNotifierOptions) {
+    this.config = new IdempotencyConfig({ expiresAfterSeconds: options.ttlSeconds });
+    const persistenceStore = new DynamoDBPersistenceLayer({
+      tableName: options.dedupTable,
+      keyAttr: 'pk',
+      expiryAttr: 'expiresAt',
+      awsSdkV3Client: options.dynamo,
+    });
+    const publish = async (key: string, alert: AlertEvent, nonce: string): Promise<{ nonce: string }> => {
+      const message = alertMessage(alert, key);
+      await options.sns.send(
+        new PublishCommand({
+          TopicArn: options.topicArn,
+          Subject: message.subject,
+          Message: message.body,
+          MessageAttributes: Object.fromEntries(
+            Object.entries(message.attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+          ),
+        }),
+      );
+      return { nonce };
+    };
+    this.publishOnce = makeIdempotent(publish, {
+      persistenceStore,
+      config: this.config,
+      keyPrefix: options.stream,
+      dataIndexArgument: 0,
+    });
+  }
+
+  /** The lease of an in-progress claim is the invocation's remaining time. */
+  useContext(context: Context): void {
+    this.config.registerLambdaContext(context);
+  }
+
+  async notifyOnce(key: string, alert: AlertEvent): Promise<'notified' | 'duplicate'> {
+    const nonce = randomUUID();
+    const response = await this.publishOnce(key, alert, nonce);
+    return response.nonce === nonce ? 'notified' : 'duplicate';
+  }
+}

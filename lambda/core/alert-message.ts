@@ -1,0 +1,69 @@
+import type { AlertEvent } from './events';
+
+export interface AlertMessage {
+  subject: string;
+  body: string;
+  /** SNS message attributes for subscription filter policies. */
+  attributes: { kind: string; tenant: string; accountId: string; severity: string; source: string };
+}
+
+/** SNS subjects: printable ASCII, no line breaks, at most 100 characters. */
+const SUBJECT_LIMIT = 100;
+
+const money = (amount: string | undefined, currency: string | undefined): string =>
+  amount === undefined ? 'n/a' : `${amount}${currency ? ` ${currency}` : ''}`;
+
+const thresholdText = (alert: AlertEvent): string => {
+  if (alert.threshold === undefined) return 'n/a';
+  if (alert.source === 'gcp') return `${alert.threshold} of the budget`;
+  return alert.threshold.endsWith('%') ? alert.threshold : money(alert.threshold, alert.currency);
+};
+
+/** The notification people read: a short subject and a plain-text body with the facts. */
+export const alertMessage = (alert: AlertEvent, key: string): AlertMessage => {
+  const budget = alert.budgetName ?? alert.budgetId ?? 'budget';
+  const subject =
+    alert.kind === 'anomaly'
+      ? `[${alert.severity}] Cost anomaly in ${alert.accountId}: ${money(alert.amount, alert.currency)}`
+      : `[${alert.severity}] ${budget} ${alert.kind === 'budget-forecast' ? 'forecast to exceed' : 'exceeded'} ${thresholdText(alert)}`;
+  const lines: [string, string | undefined][] =
+    alert.kind === 'anomaly'
+      ? [
+          ['Tenant', alert.tenant],
+          ['Account', alert.accountId],
+          ['Anomaly', alert.anomalyId],
+          ['Started', alert.anomalyStart],
+          ['Service', alert.service],
+          ['Total impact', money(alert.amount, alert.currency)],
+          ['Monitor', alert.monitorArn],
+        ]
+      : [
+          ['Tenant', alert.tenant],
+          ['Source', alert.source],
+          ['Account', alert.accountId],
+          ['Budget', budget],
+          ['Period', alert.period],
+          ['Type', alert.thresholdType],
+          ['Threshold', thresholdText(alert)],
+          ['Spend', money(alert.amount, alert.currency)],
+          ['Budgeted', money(alert.budgetAmount, alert.currency)],
+        ];
+  const body = [
+    subject,
+    '',
+    ...lines.filter(([, value]) => value !== undefined).map(([label, value]) => `${label}: ${value}`),
+    '',
+    `Alert key: ${key}`,
+  ].join('\n');
+  return {
+    subject: subject.replace(/[^\x20-\x7E]/g, '?').slice(0, SUBJECT_LIMIT),
+    body,
+    attributes: {
+      kind: alert.kind,
+      tenant: alert.tenant,
+      accountId: alert.accountId,
+      severity: alert.severity,
+      source: alert.source,
+    },
+  };
+};

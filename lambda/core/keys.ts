@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { canonicalize } from 'json-canonicalize';
+import type { AlertEvent, CostEvent } from './events';
+
+/**
+ * The one place that computes keys. Normalized events carry no transport or export metadata, so the
+ * content hash is the RFC 8785 form of the event minus `version` (a restatement counter, not content).
+ */
+
+export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+export const shortHash = (hash: string): string => hash.slice(0, 12);
+
+export const canonicalCostForm = (event: CostEvent): string => {
+  const { version: _version, ...content } = event;
+  return canonicalize(content);
+};
+
+export const costContentHash = (event: CostEvent): string => sha256Hex(canonicalCostForm(event));
+
+/**
+ * Identities are scoped to the ledger partition (tenant, account, billing period) and the source, so a
+ * claim and the charge it guards always live side by side: the same eventId in two accounts is two charges.
+ */
+export type IdentityKind = 'event' | 'line-item' | 'content';
+
+/** Which rule makes two charges "the same charge" (DESIGN §4, in order of precedence). */
+export interface CostIdentity {
+  kind: IdentityKind;
+  /** eventId, lineItemId or the content hash. */
+  id: string;
+  /** Restatement version (line-item identity only). */
+  version: number;
+  /** Digest of (ledger partition, source, kind, id): stable name of the ledger's charge item. */
+  digest: string;
+}
+
+export const costIdentity = (event: CostEvent, contentHash: string): CostIdentity => {
+  const [kind, id]: [IdentityKind, string] = event.eventId
+    ? ['event', event.eventId]
+    : event.lineItemId
+      ? ['line-item', event.lineItemId]
+      : ['content', contentHash];
+  const version = kind === 'line-item' ? (event.version ?? 1) : 0;
+  const digest = sha256Hex(canonicalize({ partition: ledgerPartitionKey(event), source: event.source, kind, id }));
+  return { kind, id, version, digest };
+};
+
+/** Dedup-table key of one applied effect: a charge identity at one version. */
+export const costClaimKey = (stream: string, identity: CostIdentity): string =>
+  `${stream}#${sha256Hex(canonicalize({ identity: identity.digest, version: identity.version }))}`;
+
+/** Ledger partition of a charge: tenant, account and billing period (FOCUS BillingPeriodStart, else charge start). */
+export const ledgerPartitionKey = (event: CostEvent): string =>
+  `TENANT#${event.tenant}#ACCOUNT#${event.accountId}#PERIOD#${billingPeriodOf(event)}`;
+
+export const billingPeriodOf = (event: CostEvent): string =>
+  (event.billingPeriodStart ?? event.chargePeriodStart).slice(0, 7);
+
+export const chargeSortKey = (identity: CostIdentity): string => `CHARGE#${identity.digest}`;
+export const totalSortKey = (currency: string): string => `TOTAL#${currency}`;
+
+/** What a publisher of the FIFO cost topic sets: one group per tenant and account, dedup id = content hash. */
+export const fifoPublishIds = (
+  event: CostEvent,
+): { messageGroupId: string; messageDeduplicationId: string } => ({
+  messageGroupId: `${event.tenant}#${event.accountId}`.slice(0, 128),
+  messageDeduplicationId: costContentHash(event),
+});
+
+/**
+ * Alert identity (DESIGN §4): budget alerts by tenant, source, account, budget, period, actual/forecasted
+ * and threshold; anomalies by tenant, account and anomaly id. The spend amount is not part of it: a GCP
+ * budget notification re-sent with a higher cost is the same alert.
+ */
+export const alertKey = (alert: AlertEvent): string => {
+  const identity =
+    alert.kind === 'anomaly'
+      ? { kind: alert.kind, tenant: alert.tenant, accountId: alert.accountId, anomalyId: alert.anomalyId }
+      : {
+          kind: alert.kind,
+          tenant: alert.tenant,
+          source: alert.source,
+          accountId: alert.accountId,
+          budget: alert.budgetId ?? alert.budgetName,
+          period: alert.period,
+          thresholdType: alert.thresholdType,
+          threshold: alert.threshold,
+        };
+  return sha256Hex(canonicalize(identity));
+};
+
+export const alertClaimKey = (stream: string, key: string): string => `${stream}#${key}`;

@@ -1,0 +1,62 @@
+import type { StoredCharge, TotalChange } from './ledger-decision';
+import type { AlertEvent, CostEvent } from './events';
+import type { RejectionCode } from './errors';
+
+/** The parts of an SQS record the consumers use (matches aws-lambda's SQSRecord). */
+export interface SqsRecordInput {
+  messageId: string;
+  body: string;
+  attributes?: { MessageGroupId?: string; ApproximateReceiveCount?: string };
+  messageAttributes?: Record<string, { stringValue?: string; dataType?: string } | undefined>;
+}
+
+export interface Rejection {
+  code: RejectionCode;
+  field: string;
+  reason: string;
+}
+
+/** Where poison and conflicting messages go: the stream's DLQ, body unchanged, reason attached. */
+export interface DeadLetterPort {
+  send(record: SqsRecordInput, rejection: Rejection): Promise<void>;
+}
+
+export interface ChargeRef {
+  pk: string;
+  sk: string;
+}
+
+/** One record's ledger effect, written atomically with its claim. */
+export interface ChargeCommit {
+  claimKey: string;
+  ref: ChargeRef;
+  event: CostEvent;
+  contentHash: string;
+  identity: { kind: string; id: string; version: number };
+  totals: TotalChange[];
+  /** The charge as read before deciding; the write is conditional on it being unchanged. */
+  previous?: StoredCharge;
+}
+
+/**
+ * `lost-race`: a concurrent writer changed the charge first (re-read and decide again).
+ * `claim-without-charge`: the claim is held but the ledger has no matching charge (an item was removed by
+ * hand); retrying cannot help.
+ */
+export type CommitResult = 'committed' | 'lost-race' | 'claim-without-charge';
+
+export interface LedgerPort {
+  /** Reads many charges at once; refs missing from the result are unknown (read individually later). */
+  readCharges(refs: ChargeRef[]): Promise<Map<string, StoredCharge | null>>;
+  /** Strongly consistent read of one charge. */
+  readCharge(ref: ChargeRef): Promise<StoredCharge | null>;
+  /** Claim + charge + totals in one transaction. Throws on transient errors. */
+  commit(commit: ChargeCommit): Promise<CommitResult>;
+}
+
+/** Publishes an alert at most once per key, across invocations. */
+export interface NotifierPort {
+  notifyOnce(key: string, alert: AlertEvent): Promise<'notified' | 'duplicate'>;
+}
+
+export const refKey = (ref: ChargeRef): string => `${ref.pk}\u0000${ref.sk}`;

@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { mockClient } from 'aws-sdk-client-mock';
+import { createBudgetAlertsHandler } from '../../lambda/handlers/budget-alerts';
+import { createLedgerTables, localDynamo, startLocalSqs, type LedgerTables, type LocalSqs } from '../support/aws-local';
+import { lambdaContext, snsEnvelope, sqsEvent, sqsRecord } from '../support/sqs-events';
+
+const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures');
+const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
+
+let sqs: LocalSqs;
+let tables: LedgerTables;
+let dynamo: DynamoDBClient;
+const sns = new SNSClient({ region: 'us-east-1' });
+const snsMock = mockClient(sns);
+
+beforeAll(async () => {
+  sqs = await startLocalSqs();
+  dynamo = localDynamo();
+  tables = await createLedgerTables(dynamo);
+});
+
+afterAll(async () => {
+  dynamo.destroy();
+  await sqs.stop();
+});
+
+beforeEach(() => {
+  snsMock.reset();
+  snsMock.on(PublishCommand).resolves({ MessageId: 'published' });
+});
+
+const newHandler = async () => {
+  const dlqUrl = await sqs.createQueue(`alerts-dlq-${Math.random().toString(36).slice(2, 10)}`);
+  return createBudgetAlertsHandler(
+    {
+      STREAM_NAME: 'budget-alerts',
+      QUEUE_KIND: 'standard',
+      DLQ_URL: dlqUrl,
+      DEDUP_TABLE_NAME: tables.dedupTable,
+      NOTIFICATIONS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:notifications',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    },
+    { dynamo, sqs: sqs.client, sns },
+  );
+};
+
+const gcp = (data: Record<string, unknown>) => {
+  const { attributes, data: base } = JSON.parse(fixture('gcp-budget-notification.json'));
+  return { body: JSON.stringify({ ...base, ...data }), attributes };
+};
+
+describe('budget alerts handler against DynamoDB Local', () => {
+  it('an alert delivered five times, in separate invocations and in one batch, is published once', async () => {
+    const handler = await newHandler();
+    const text = fixture('aws-budgets-notification.txt');
+    for (let delivery = 0; delivery < 3; delivery++) {
+      const response = await handler(sqsEvent([sqsRecord(delivery % 2 ? snsEnvelope(text) : text)]), lambdaContext());
+      expect(response.batchItemFailures).toEqual([]);
+    }
+    await handler(sqsEvent([sqsRecord(text), sqsRecord(snsEnvelope(text))]), lambdaContext());
+    const publishes = snsMock.commandCalls(PublishCommand);
+    expect(publishes).toHaveLength(1);
+    const input = publishes[0].args[0].input;
+    expect(input.TopicArn).toBe('arn:aws:sns:us-east-1:123456789012:notifications');
+    expect(input.Subject).toMatch(/prod-platform-monthly/);
+    expect(input.Message).toMatch(/Account: 200000000011/);
+    expect(input.MessageAttributes).toMatchObject({
+      kind: { DataType: 'String', StringValue: 'budget-threshold' },
+      tenant: { DataType: 'String', StringValue: 'default' },
+      accountId: { DataType: 'String', StringValue: '200000000011' },
+      severity: { DataType: 'String' },
+    });
+  });
+
+  it('a GCP notification re-sent with a rising cost is the same alert; a periodic update is observed only', async () => {
+    const handler = await newHandler();
+    const first = gcp({});
+    const later = gcp({ costAmount: 4700.12 });
+    const update = (() => {
+      const { attributes, data } = JSON.parse(fixture('gcp-budget-update.json'));
+      return { body: JSON.stringify(data), attributes };
+    })();
+    for (const message of [first, later, update]) {
+      const response = await handler(sqsEvent([sqsRecord(message.body, { attributes: message.attributes })]), lambdaContext());
+      expect(response.batchItemFailures).toEqual([]);
+    }
+    expect(snsMock.commandCalls(PublishCommand)).toHaveLength(1);
+  });
+
+  it('32 concurrent invocations with one alert publish it exactly once (in-progress losers retry into duplicates)', async () => {
+    const handler = await newHandler();
+    const anomaly = fixture('aws-cost-anomaly.json');
+    let pending = Array.from({ length: 32 }, () => sqsRecord(anomaly));
+    for (let round = 0; round < 10 && pending.length > 0; round++) {
+      const responses = await Promise.all(pending.map((record) => handler(sqsEvent([record]), lambdaContext())));
+      pending = pending.filter((_, index) => responses[index].batchItemFailures.length > 0);
+      if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(pending).toEqual([]);
+    expect(snsMock.commandCalls(PublishCommand)).toHaveLength(1);
+  });
+
+  it('a failed publish releases the claim: the retry publishes', async () => {
+    const handler = await newHandler();
+    const record = sqsRecord(gcp({ alertThresholdExceeded: 1.0 }).body, { attributes: gcp({}).attributes });
+    snsMock.on(PublishCommand).rejectsOnce(Object.assign(new Error('throttled'), { name: 'Throttling' }));
+    expect((await handler(sqsEvent([record]), lambdaContext())).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    snsMock.on(PublishCommand).resolves({ MessageId: 'ok' });
+    expect((await handler(sqsEvent([record]), lambdaContext())).batchItemFailures).toEqual([]);
+    expect(snsMock.commandCalls(PublishCommand)).toHaveLength(2);
+  });
+});

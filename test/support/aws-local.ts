@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  UpdateTimeToLiveCommand,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { InitializeMiddleware } from '@smithy/types';
+import { createSqsServer } from 'local-aws-sqs';
+import { LOCAL_CREDENTIALS } from './dynamodb-local';
+import { freePort } from './free-port';
+
+const REGION = 'us-east-1';
+
+/** Counts SDK commands by name, so tests can assert DynamoDB round trips. */
+export class RequestCounter {
+  readonly counts = new Map<string, number>();
+  reset(): void {
+    this.counts.clear();
+  }
+  get(command: string): number {
+    return this.counts.get(command) ?? 0;
+  }
+  total(): number {
+    return [...this.counts.values()].reduce((sum, count) => sum + count, 0);
+  }
+  snapshot(): Record<string, number> {
+    return Object.fromEntries([...this.counts.entries()].sort());
+  }
+}
+
+/** An initialize-step middleware: sees the command name and input before anything is sent. */
+export type Middleware = InitializeMiddleware<ServiceInputTypes, ServiceOutputTypes>;
+
+export const localDynamo = (options: { counter?: RequestCounter; middleware?: Middleware } = {}): DynamoDBClient => {
+  const endpoint = process.env.DYNAMODB_LOCAL_ENDPOINT;
+  if (!endpoint) throw new Error('DYNAMODB_LOCAL_ENDPOINT is not set: run the tests through jest (globalSetup starts it)');
+  const client = new DynamoDBClient({ endpoint, region: REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  if (options.counter) {
+    const counter = options.counter;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const name = context.commandName ?? 'unknown';
+        counter.counts.set(name, (counter.counts.get(name) ?? 0) + 1);
+        return next(args);
+      },
+      { step: 'initialize', name: 'requestCounter' },
+    );
+  }
+  if (options.middleware) client.middlewareStack.add(options.middleware, { step: 'initialize', name: 'testFault' });
+  return client;
+};
+
+export interface LedgerTables {
+  dedupTable: string;
+  ledgerTable: string;
+}
+
+/** Fresh dedup + ledger tables with the deployed key schema and TTL attribute. */
+export const createLedgerTables = async (client: DynamoDBClient): Promise<LedgerTables> => {
+  const suffix = randomUUID().slice(0, 8);
+  const dedupTable = `dedup-${suffix}`;
+  const ledgerTable = `ledger-${suffix}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: dedupTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: dedupTable,
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    }),
+  );
+  await client.send(
+    new CreateTableCommand({
+      TableName: ledgerTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    }),
+  );
+  return { dedupTable, ledgerTable };
+};
+
+export interface LocalSqs {
+  endpoint: string;
+  client: SQSClient;
+  createQueue(name: string, attributes?: Record<string, string>): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** The local-aws-sqs emulator on a free loopback port. */
+export const startLocalSqs = async (): Promise<LocalSqs> => {
+  const port = await freePort();
+  const server: Server = await createSqsServer({ port, hostname: '127.0.0.1', region: REGION });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new SQSClient({ endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
+  return {
+    endpoint,
+    client,
+    createQueue: async (name, attributes) =>
+      (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl as string,
+    stop: () =>
+      new Promise((resolve) => {
+        client.destroy();
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+};

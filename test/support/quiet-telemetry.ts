@@ -1,0 +1,3 @@
+// Tests assert outcomes, not log lines: keep Powertools EMF and INFO logs out of the test output.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
