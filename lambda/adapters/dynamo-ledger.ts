@@ -11,7 +11,13 @@ import Big from 'big.js';
 import { formatDecimal } from '../core/decimal';
 import type { StoredCharge } from '../core/ledger-decision';
 import { billingPeriodOf, totalSortKey } from '../core/keys';
-import { refKey, type ChargeCommit, type ChargeRef, type CommitResult, type LedgerPort } from '../core/ports';
+import {
+  refKey,
+  type ChargeCommit,
+  type ChargeRef,
+  type CommitResult,
+  type LedgerPort,
+} from '../core/ports';
 
 export interface DynamoLedgerOptions {
   client: DynamoDBClient;
@@ -91,15 +97,24 @@ export class DynamoLedger implements LedgerPort {
 
   async commit(commit: ChargeCommit): Promise<CommitResult> {
     try {
-      await this.options.client.send(new TransactWriteItemsCommand({ TransactItems: this.transactItems(commit) }));
+      await this.options.client.send(
+        new TransactWriteItemsCommand({ TransactItems: this.transactItems(commit) }),
+      );
       return 'committed';
     } catch (error) {
       if (error instanceof TransactionCanceledException) {
-        const [claim, charge, ...totals] = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
-        if (claim === 'ConditionalCheckFailed' && charge === 'None' && totals.every((code) => code === 'None')) {
+        const [claim, charge, ...totals] = (error.CancellationReasons ?? []).map(
+          (reason) => reason.Code ?? 'None',
+        );
+        if (
+          claim === 'ConditionalCheckFailed' &&
+          charge === 'None' &&
+          totals.every((code) => code === 'None')
+        ) {
           return 'claim-without-charge';
         }
-        if ([claim, charge, ...totals].some((code) => LOST_RACE_CODES.has(code))) return 'lost-race';
+        if ([claim, charge, ...totals].some((code) => LOST_RACE_CODES.has(code)))
+          return 'lost-race';
       }
       throw error;
     }
@@ -154,7 +169,10 @@ export class DynamoLedger implements LedgerPort {
         ...(commit.previous
           ? {
               ConditionExpression: 'version = :version AND contentHash = :hash',
-              ExpressionAttributeValues: { ':version': N(commit.previous.version), ':hash': S(commit.previous.contentHash) },
+              ExpressionAttributeValues: {
+                ':version': N(commit.previous.version),
+                ':hash': S(commit.previous.contentHash),
+              },
             }
           : { ConditionExpression: 'attribute_not_exists(pk)' }),
       },

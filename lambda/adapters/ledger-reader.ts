@@ -1,4 +1,9 @@
-import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  QueryCommand,
+  ScanCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { decimalOf } from './dynamo-ledger';
 
 /** Read side of the ledger table for statements and reports: exact decimal strings, never floats. */
@@ -70,14 +75,23 @@ const queryAll = async (client: DynamoDBClient, table: string, pk: string, prefi
   return items;
 };
 
-export const readPartitionTotals = async (client: DynamoDBClient, table: string, pk: string): Promise<LedgerTotal[]> =>
-  (await queryAll(client, table, pk, 'TOTAL#')).map(totalOf);
+export const readPartitionTotals = async (
+  client: DynamoDBClient,
+  table: string,
+  pk: string,
+): Promise<LedgerTotal[]> => (await queryAll(client, table, pk, 'TOTAL#')).map(totalOf);
 
-export const readPartitionCharges = async (client: DynamoDBClient, table: string, pk: string): Promise<LedgerCharge[]> =>
-  (await queryAll(client, table, pk, 'CHARGE#')).map(chargeOf);
+export const readPartitionCharges = async (
+  client: DynamoDBClient,
+  table: string,
+  pk: string,
+): Promise<LedgerCharge[]> => (await queryAll(client, table, pk, 'CHARGE#')).map(chargeOf);
 
 /** Every total in the table (local runs and small ledgers; a full scan). */
-export const readAllTotals = async (client: DynamoDBClient, table: string): Promise<LedgerTotal[]> => {
+export const readAllTotals = async (
+  client: DynamoDBClient,
+  table: string,
+): Promise<LedgerTotal[]> => {
   const totals: LedgerTotal[] = [];
   let start: Record<string, AttributeValue> | undefined;
   do {
@@ -94,6 +108,8 @@ export const readAllTotals = async (client: DynamoDBClient, table: string): Prom
     start = page.LastEvaluatedKey;
   } while (start);
   return totals.sort((a, b) =>
-    `${a.tenant}|${a.accountId}|${a.period}|${a.currency}`.localeCompare(`${b.tenant}|${b.accountId}|${b.period}|${b.currency}`),
+    `${a.tenant}|${a.accountId}|${a.period}|${a.currency}`.localeCompare(
+      `${b.tenant}|${b.accountId}|${b.period}|${b.currency}`,
+    ),
   );
 };

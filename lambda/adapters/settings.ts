@@ -18,13 +18,15 @@ const positiveInteger = (env: NodeJS.ProcessEnv, name: string, fallback: number)
   const text = env[name]?.trim();
   if (!text) return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`Environment variable ${name} must be a positive integer`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`Environment variable ${name} must be a positive integer`);
   return value;
 };
 
 export const consumerSettings = (env: NodeJS.ProcessEnv): ConsumerSettings => {
   const kind = env.QUEUE_KIND?.trim() || 'standard';
-  if (kind !== 'fifo' && kind !== 'standard') throw new Error('Environment variable QUEUE_KIND must be fifo or standard');
+  if (kind !== 'fifo' && kind !== 'standard')
+    throw new Error('Environment variable QUEUE_KIND must be fifo or standard');
   return {
     stream: required(env, 'STREAM_NAME'),
     fifo: kind === 'fifo',

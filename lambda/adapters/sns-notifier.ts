@@ -24,7 +24,11 @@ export interface SnsNotifierOptions {
  */
 export class SnsNotifier implements NotifierPort {
   private readonly config: IdempotencyConfig;
-  private readonly publishOnce: (key: string, alert: AlertEvent, nonce: string) => Promise<{ nonce: string }>;
+  private readonly publishOnce: (
+    key: string,
+    alert: AlertEvent,
+    nonce: string,
+  ) => Promise<{ nonce: string }>;
 
   constructor(options: SnsNotifierOptions) {
     this.config = new IdempotencyConfig({ expiresAfterSeconds: options.ttlSeconds });
@@ -34,7 +38,11 @@ export class SnsNotifier implements NotifierPort {
       expiryAttr: 'expiresAt',
       awsSdkV3Client: options.dynamo,
     });
-    const publish = async (key: string, alert: AlertEvent, nonce: string): Promise<{ nonce: string }> => {
+    const publish = async (
+      key: string,
+      alert: AlertEvent,
+      nonce: string,
+    ): Promise<{ nonce: string }> => {
       const message = alertMessage(alert, key);
       await options.sns.send(
         new PublishCommand({
@@ -42,7 +50,10 @@ export class SnsNotifier implements NotifierPort {
           Subject: message.subject,
           Message: message.body,
           MessageAttributes: Object.fromEntries(
-            Object.entries(message.attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+            Object.entries(message.attributes).map(([name, value]) => [
+              name,
+              { DataType: 'String', StringValue: value },
+            ]),
           ),
         }),
       );

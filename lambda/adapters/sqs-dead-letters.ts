@@ -1,4 +1,8 @@
-import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  SendMessageCommand,
+  type MessageAttributeValue,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { DeadLetterPort, Rejection, SqsRecordInput } from '../core/ports';
 
 export interface SqsDeadLettersOptions {

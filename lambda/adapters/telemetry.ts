@@ -32,7 +32,11 @@ export const reportBatch = (telemetry: Telemetry, stream: string, outcome: Batch
       ...(result.hash ? { hash: shortHash(result.hash) } : {}),
       ...(result.reason ? { reason: result.reason } : {}),
     };
-    if (result.outcome === 'failed' || result.outcome === 'conflict' || result.outcome === 'rejected') {
+    if (
+      result.outcome === 'failed' ||
+      result.outcome === 'conflict' ||
+      result.outcome === 'rejected'
+    ) {
       telemetry.logger.warn('record', line);
     } else {
       telemetry.logger.info('record', line);
@@ -40,6 +44,7 @@ export const reportBatch = (telemetry: Telemetry, stream: string, outcome: Batch
   }
   telemetry.logger.info('batch', { stream, records: outcome.results.length, ...counts });
   if (outcome.results.length === 0) return;
-  for (const [name, count] of Object.entries(counts)) telemetry.metrics.addMetric(name, MetricUnit.Count, count);
+  for (const [name, count] of Object.entries(counts))
+    telemetry.metrics.addMetric(name, MetricUnit.Count, count);
   telemetry.metrics.publishStoredMetrics();
 };

@@ -51,7 +51,9 @@ export const alertMessage = (alert: AlertEvent, key: string): AlertMessage => {
   const body = [
     subject,
     '',
-    ...lines.filter(([, value]) => value !== undefined).map(([label, value]) => `${label}: ${value}`),
+    ...lines
+      .filter(([, value]) => value !== undefined)
+      .map(([label, value]) => `${label}: ${value}`),
     '',
     `Alert key: ${key}`,
   ].join('\n');

@@ -17,7 +17,8 @@ export interface AlertProcessorOptions {
 
 interface PreparedAlert extends BatchItem {
   record: SqsRecordInput;
-  parsed: { ok: true; value: { alert: AlertEvent; key: string } } | { ok: false; rejection: Rejection };
+  parsed:
+    { ok: true; value: { alert: AlertEvent; key: string } } | { ok: false; rejection: Rejection };
 }
 
 export const parseAlert = (record: SqsRecordInput): { alert: AlertEvent; key: string } => {
@@ -49,10 +50,15 @@ export const processAlertBatch = async (
     process: async (item): Promise<RecordResult> => {
       if (!item.parsed.ok) {
         await options.deadLetters.send(item.record, item.parsed.rejection);
-        return { messageId: item.messageId, outcome: 'rejected', reason: item.parsed.rejection.reason };
+        return {
+          messageId: item.messageId,
+          outcome: 'rejected',
+          reason: item.parsed.rejection.reason,
+        };
       }
       const { alert, key } = item.parsed.value;
-      if (alert.kind === 'budget-update') return { messageId: item.messageId, outcome: 'observed', hash: key };
+      if (alert.kind === 'budget-update')
+        return { messageId: item.messageId, outcome: 'observed', hash: key };
       return serializer.run(key, async () => {
         if (settled.has(key)) return { messageId: item.messageId, outcome: 'duplicate', hash: key };
         const outcome = await options.notifier.notifyOnce(key, alert);

@@ -23,9 +23,16 @@ export interface BatchOutcome {
   batchItemFailures: BatchItemFailure[];
 }
 
-const failedResult = (messageId: string, reason: string): RecordResult => ({ messageId, outcome: 'failed', reason });
+const failedResult = (messageId: string, reason: string): RecordResult => ({
+  messageId,
+  outcome: 'failed',
+  reason,
+});
 
-const safely = async <T extends BatchItem>(item: T, process: (item: T) => Promise<RecordResult>) => {
+const safely = async <T extends BatchItem>(
+  item: T,
+  process: (item: T) => Promise<RecordResult>,
+) => {
   try {
     return await process(item);
   } catch (error) {
@@ -65,9 +72,15 @@ export const runBatch = async <T extends BatchItem>(
   const results = options.fifo
     ? await runFifo(items, options)
     : await mapWithConcurrency(items, options.concurrency, (item) => safely(item, options.process));
-  const known = new Set(items.map((item) => item.messageId).filter((id) => typeof id === 'string' && id !== ''));
+  const known = new Set(
+    items.map((item) => item.messageId).filter((id) => typeof id === 'string' && id !== ''),
+  );
   const failed = results.filter((result) => result.outcome === 'failed');
   const unreportable = failed.find((result) => !known.has(result.messageId));
-  if (unreportable) throw new Error('A failed record has no usable messageId; retrying the whole batch');
-  return { results, batchItemFailures: failed.map((result) => ({ itemIdentifier: result.messageId })) };
+  if (unreportable)
+    throw new Error('A failed record has no usable messageId; retrying the whole batch');
+  return {
+    results,
+    batchItemFailures: failed.map((result) => ({ itemIdentifier: result.messageId })),
+  };
 };

@@ -2,6 +2,7 @@ import { runBatch, type BatchItem, type BatchOutcome } from './batch';
 import { KeyedSerializer } from './concurrency';
 import { decodeRecord } from './envelope';
 import type { CostEvent } from './events';
+import { fail } from './errors';
 import { parseCostEvent } from './formats';
 import {
   costClaimKey,
@@ -11,9 +12,21 @@ import {
   ledgerPartitionKey,
   type CostIdentity,
 } from './keys';
-import { chargeAfter, decideCharge, type IncomingCharge, type StoredCharge } from './ledger-decision';
+import {
+  chargeAfter,
+  decideCharge,
+  type IncomingCharge,
+  type StoredCharge,
+} from './ledger-decision';
 import type { RecordResult } from './outcomes';
-import { refKey, type ChargeRef, type DeadLetterPort, type LedgerPort, type Rejection, type SqsRecordInput } from './ports';
+import {
+  refKey,
+  type ChargeRef,
+  type DeadLetterPort,
+  type LedgerPort,
+  type Rejection,
+  type SqsRecordInput,
+} from './ports';
 import { attempt } from './rejection';
 
 export interface CostProcessorOptions {
@@ -44,18 +57,32 @@ interface PreparedRecord extends BatchItem {
 const jitteredPause = (attemptNumber: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attemptNumber));
 
+/** DynamoDB's verdict on the request itself (key or item too large, …): a retry gets the same answer. */
+const isPermanentWriteError = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ValidationException';
+
 const identityField = (identity: CostIdentity): string =>
   identity.kind === 'event' ? 'eventId' : identity.kind === 'line-item' ? 'lineItemId' : '$';
+
+const MAX_PARTITION_KEY_BYTES = 2048;
 
 export const parseCharge = (stream: string, record: SqsRecordInput): ParsedCharge => {
   const { event } = parseCostEvent(decodeRecord(record));
   const contentHash = costContentHash(event);
   const identity = costIdentity(event, contentHash);
+  const pk = ledgerPartitionKey(event);
+  if (Buffer.byteLength(pk, 'utf8') > MAX_PARTITION_KEY_BYTES) {
+    fail(
+      'invalid-field',
+      'accountId',
+      `tenant, account and period exceed DynamoDB's ${MAX_PARTITION_KEY_BYTES}-byte key limit`,
+    );
+  }
   return {
     event,
     contentHash,
     identity,
-    ref: { pk: ledgerPartitionKey(event), sk: chargeSortKey(identity) },
+    ref: { pk, sk: chargeSortKey(identity) },
     claimKey: costClaimKey(stream, identity),
   };
 };
@@ -79,7 +106,8 @@ export const processCostBatch = async (
   }));
 
   const refs = new Map<string, ChargeRef>();
-  for (const item of prepared) if (item.parsed.ok) refs.set(refKey(item.parsed.value.ref), item.parsed.value.ref);
+  for (const item of prepared)
+    if (item.parsed.ok) refs.set(refKey(item.parsed.value.ref), item.parsed.value.ref);
   let known: Map<string, StoredCharge | null>;
   try {
     known = refs.size > 0 ? await options.ledger.readCharges([...refs.values()]) : new Map();
@@ -110,7 +138,8 @@ export const processCostBatch = async (
     for (let attemptNumber = 1; attemptNumber <= maxAttempts; attemptNumber++) {
       const stored = await storedCharge(charge.ref);
       const decision = decideCharge(incoming, stored ?? undefined);
-      if (decision.outcome === 'duplicate' || decision.outcome === 'superseded') return result(decision.outcome);
+      if (decision.outcome === 'duplicate' || decision.outcome === 'superseded')
+        return result(decision.outcome);
       if (decision.outcome === 'conflict') {
         await options.deadLetters.send(item.record, {
           code: 'conflict',
@@ -126,13 +155,20 @@ export const processCostBatch = async (
           ref: charge.ref,
           event: charge.event,
           contentHash: charge.contentHash,
-          identity: { kind: charge.identity.kind, id: charge.identity.id, version: charge.identity.version },
+          identity: {
+            kind: charge.identity.kind,
+            id: charge.identity.id,
+            version: charge.identity.version,
+          },
           totals: decision.totals,
           ...(decision.outcome === 'restated' ? { previous: decision.previous } : {}),
         });
       } catch (error) {
         known.delete(key);
-        throw error;
+        if (!isPermanentWriteError(error)) throw error;
+        const reason = `the ledger rejected the charge: ${(error as Error).message}`.slice(0, 500);
+        await options.deadLetters.send(item.record, { code: 'invalid-field', field: '$', reason });
+        return result('rejected', reason);
       }
       if (committed === 'committed') {
         known.set(key, chargeAfter(incoming));
@@ -140,7 +176,11 @@ export const processCostBatch = async (
       }
       if (committed === 'claim-without-charge') {
         const reason = 'the dedup claim is held but the ledger has no matching charge';
-        await options.deadLetters.send(item.record, { code: 'conflict', field: identityField(charge.identity), reason });
+        await options.deadLetters.send(item.record, {
+          code: 'conflict',
+          field: identityField(charge.identity),
+          reason,
+        });
         return result('conflict', reason);
       }
       known.delete(key);
@@ -156,7 +196,11 @@ export const processCostBatch = async (
     process: async (item) => {
       if (!item.parsed.ok) {
         await options.deadLetters.send(item.record, item.parsed.rejection);
-        return { messageId: item.messageId, outcome: 'rejected', reason: item.parsed.rejection.reason };
+        return {
+          messageId: item.messageId,
+          outcome: 'rejected',
+          reason: item.parsed.rejection.reason,
+        };
       }
       const charge = item.parsed.value;
       return serializer.run(refKey(charge.ref), () => applyCharge(item, charge));

@@ -27,7 +27,11 @@ export const toDecimal = (value: unknown, field: string): string => {
   }
   if (text.length === 0) return fail('missing-field', field, 'empty amount');
   if (text.length > MAX_TEXT_LENGTH || !DECIMAL_TEXT.test(text)) {
-    return fail('invalid-field', field, `not a decimal number: ${JSON.stringify(text.slice(0, 40))}`);
+    return fail(
+      'invalid-field',
+      field,
+      `not a decimal number: ${JSON.stringify(text.slice(0, 40))}`,
+    );
   }
   const exponent = /[eE]([+-]?\d+)$/.exec(text);
   if (exponent && Math.abs(Number(exponent[1])) > 40) {
@@ -50,5 +54,6 @@ export const formatDecimal = (value: Big): string => {
 };
 
 export const addDecimals = (a: string, b: string): string => formatDecimal(new Big(a).plus(b));
-export const subtractDecimals = (a: string, b: string): string => formatDecimal(new Big(a).minus(b));
+export const subtractDecimals = (a: string, b: string): string =>
+  formatDecimal(new Big(a).minus(b));
 export const compareDecimals = (a: string, b: string): number => new Big(a).cmp(b);

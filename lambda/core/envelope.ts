@@ -33,7 +33,8 @@ const snsAttributes = (raw: unknown): Record<string, string> => {
   for (const [name, attribute] of Object.entries(raw)) {
     if (!SAFE_KEY.test(name) || name === '__proto__' || !isObject(attribute)) continue;
     const type = typeof attribute.Type === 'string' ? attribute.Type : '';
-    if ((type === 'String' || type === 'Number') && typeof attribute.Value === 'string') out[name] = attribute.Value;
+    if ((type === 'String' || type === 'Number') && typeof attribute.Value === 'string')
+      out[name] = attribute.Value;
   }
   return out;
 };

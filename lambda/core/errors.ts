@@ -1,10 +1,6 @@
 /** Why a message cannot be processed. Poison: never retried, sent to the DLQ with this reason. */
 export type RejectionCode =
-  | 'malformed-body'
-  | 'unknown-format'
-  | 'missing-field'
-  | 'invalid-field'
-  | 'conflict';
+  'malformed-body' | 'unknown-format' | 'missing-field' | 'invalid-field' | 'conflict';
 
 export class ValidationError extends Error {
   constructor(

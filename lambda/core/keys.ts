@@ -7,7 +7,8 @@ import type { AlertEvent, CostEvent } from './events';
  * content hash is the RFC 8785 form of the event minus `version` (a restatement counter, not content).
  */
 
-export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+export const sha256Hex = (text: string): string =>
+  createHash('sha256').update(text, 'utf8').digest('hex');
 export const shortHash = (hash: string): string => hash.slice(0, 12);
 
 export const canonicalCostForm = (event: CostEvent): string => {
@@ -41,7 +42,9 @@ export const costIdentity = (event: CostEvent, contentHash: string): CostIdentit
       ? ['line-item', event.lineItemId]
       : ['content', contentHash];
   const version = kind === 'line-item' ? (event.version ?? 1) : 0;
-  const digest = sha256Hex(canonicalize({ partition: ledgerPartitionKey(event), source: event.source, kind, id }));
+  const digest = sha256Hex(
+    canonicalize({ partition: ledgerPartitionKey(event), source: event.source, kind, id }),
+  );
   return { kind, id, version, digest };
 };
 
@@ -75,7 +78,12 @@ export const fifoPublishIds = (
 export const alertKey = (alert: AlertEvent): string => {
   const identity =
     alert.kind === 'anomaly'
-      ? { kind: alert.kind, tenant: alert.tenant, accountId: alert.accountId, anomalyId: alert.anomalyId }
+      ? {
+          kind: alert.kind,
+          tenant: alert.tenant,
+          accountId: alert.accountId,
+          anomalyId: alert.anomalyId,
+        }
       : {
           kind: alert.kind,
           tenant: alert.tenant,

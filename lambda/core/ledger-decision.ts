@@ -31,15 +31,24 @@ export type LedgerDecision =
   | { outcome: 'conflict'; reason: string };
 
 /** The one place that decides what a charge does to the ledger, given what the ledger already holds. */
-export const decideCharge = (incoming: IncomingCharge, stored: StoredCharge | undefined): LedgerDecision => {
+export const decideCharge = (
+  incoming: IncomingCharge,
+  stored: StoredCharge | undefined,
+): LedgerDecision => {
   if (!stored) {
-    return { outcome: 'applied', totals: [{ currency: incoming.currency, delta: incoming.amount, charges: 1 }] };
+    return {
+      outcome: 'applied',
+      totals: [{ currency: incoming.currency, delta: incoming.amount, charges: 1 }],
+    };
   }
   const sameContent = stored.contentHash === incoming.contentHash;
   if (incoming.identity.kind !== 'line-item') {
     return sameContent
       ? { outcome: 'duplicate' }
-      : { outcome: 'conflict', reason: `${incoming.identity.kind} id ${incoming.identity.id} seen with different content` };
+      : {
+          outcome: 'conflict',
+          reason: `${incoming.identity.kind} id ${incoming.identity.id} seen with different content`,
+        };
   }
   if (incoming.identity.version < stored.version) return { outcome: 'superseded' };
   if (incoming.identity.version === stored.version) {
@@ -55,7 +64,13 @@ export const decideCharge = (incoming: IncomingCharge, stored: StoredCharge | un
 
 const restatementTotals = (stored: StoredCharge, incoming: IncomingCharge): TotalChange[] =>
   stored.currency === incoming.currency
-    ? [{ currency: incoming.currency, delta: subtractDecimals(incoming.amount, stored.amount), charges: 0 }]
+    ? [
+        {
+          currency: incoming.currency,
+          delta: subtractDecimals(incoming.amount, stored.amount),
+          charges: 0,
+        },
+      ]
     : [
         { currency: stored.currency, delta: subtractDecimals('0', stored.amount), charges: -1 },
         { currency: incoming.currency, delta: incoming.amount, charges: 1 },

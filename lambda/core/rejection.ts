@@ -5,10 +5,16 @@ import type { Rejection } from './ports';
 export const rejectionOf = (error: unknown): Rejection =>
   error instanceof ValidationError
     ? { code: error.code, field: error.field, reason: error.reason }
-    : { code: 'malformed-body', field: '$', reason: error instanceof Error ? error.message : String(error) };
+    : {
+        code: 'malformed-body',
+        field: '$',
+        reason: error instanceof Error ? error.message : String(error),
+      };
 
 /** Runs a pure parse step, returning either its value or the rejection. */
-export const attempt = <T>(parse: () => T): { ok: true; value: T } | { ok: false; rejection: Rejection } => {
+export const attempt = <T>(
+  parse: () => T,
+): { ok: true; value: T } | { ok: false; rejection: Rejection } => {
   try {
     return { ok: true, value: parse() };
   } catch (error) {

@@ -17,7 +17,11 @@ export interface BudgetAlertsClients {
 /** Wires adapters to the core once per container; clients are injectable for local runs and tests. */
 export const createBudgetAlertsHandler = (
   env: NodeJS.ProcessEnv = process.env,
-  clients: BudgetAlertsClients = { dynamo: new DynamoDBClient({}), sqs: new SQSClient({}), sns: new SNSClient({}) },
+  clients: BudgetAlertsClients = {
+    dynamo: new DynamoDBClient({}),
+    sqs: new SQSClient({}),
+    sns: new SNSClient({}),
+  },
 ) => {
   const settings = consumerSettings(env);
   const notifier = new SnsNotifier({
@@ -28,7 +32,12 @@ export const createBudgetAlertsHandler = (
     stream: settings.stream,
     ttlSeconds: settings.ttlSeconds,
   });
-  const deadLetters = new SqsDeadLetters({ client: clients.sqs, queueUrl: settings.dlqUrl, fifo: settings.fifo, stream: settings.stream });
+  const deadLetters = new SqsDeadLetters({
+    client: clients.sqs,
+    queueUrl: settings.dlqUrl,
+    fifo: settings.fifo,
+    stream: settings.stream,
+  });
   const telemetry = createTelemetry(env);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     notifier.useContext(context);

@@ -25,7 +25,12 @@ export const createCostLedgerHandler = (
     stream: settings.stream,
     ttlSeconds: settings.ttlSeconds,
   });
-  const deadLetters = new SqsDeadLetters({ client: clients.sqs, queueUrl: settings.dlqUrl, fifo: settings.fifo, stream: settings.stream });
+  const deadLetters = new SqsDeadLetters({
+    client: clients.sqs,
+    queueUrl: settings.dlqUrl,
+    fifo: settings.fifo,
+    stream: settings.stream,
+  });
   const telemetry = createTelemetry(env);
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const outcome = await processCostBatch(event.Records, { ...settings, ledger, deadLetters });
@@ -35,4 +40,5 @@ export const createCostLedgerHandler = (
 };
 
 let instance: ReturnType<typeof createCostLedgerHandler> | undefined;
-export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => (instance ??= createCostLedgerHandler())(event);
+export const handler = (event: SQSEvent): Promise<SQSBatchResponse> =>
+  (instance ??= createCostLedgerHandler())(event);

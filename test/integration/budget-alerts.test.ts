@@ -4,7 +4,13 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createBudgetAlertsHandler } from '../../lambda/handlers/budget-alerts';
-import { createLedgerTables, localDynamo, startLocalSqs, type LedgerTables, type LocalSqs } from '../support/aws-local';
+import {
+  createLedgerTables,
+  localDynamo,
+  startLocalSqs,
+  type LedgerTables,
+  type LocalSqs,
+} from '../support/aws-local';
 import { lambdaContext, snsEnvelope, sqsEvent, sqsRecord } from '../support/sqs-events';
 
 const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures');
@@ -57,7 +63,10 @@ describe('budget alerts handler against DynamoDB Local', () => {
     const handler = await newHandler();
     const text = fixture('aws-budgets-notification.txt');
     for (let delivery = 0; delivery < 3; delivery++) {
-      const response = await handler(sqsEvent([sqsRecord(delivery % 2 ? snsEnvelope(text) : text)]), lambdaContext());
+      const response = await handler(
+        sqsEvent([sqsRecord(delivery % 2 ? snsEnvelope(text) : text)]),
+        lambdaContext(),
+      );
       expect(response.batchItemFailures).toEqual([]);
     }
     await handler(sqsEvent([sqsRecord(text), sqsRecord(snsEnvelope(text))]), lambdaContext());
@@ -84,7 +93,10 @@ describe('budget alerts handler against DynamoDB Local', () => {
       return { body: JSON.stringify(data), attributes };
     })();
     for (const message of [first, later, update]) {
-      const response = await handler(sqsEvent([sqsRecord(message.body, { attributes: message.attributes })]), lambdaContext());
+      const response = await handler(
+        sqsEvent([sqsRecord(message.body, { attributes: message.attributes })]),
+        lambdaContext(),
+      );
       expect(response.batchItemFailures).toEqual([]);
     }
     expect(snsMock.commandCalls(PublishCommand)).toHaveLength(1);
@@ -95,7 +107,9 @@ describe('budget alerts handler against DynamoDB Local', () => {
     const anomaly = fixture('aws-cost-anomaly.json');
     let pending = Array.from({ length: 32 }, () => sqsRecord(anomaly));
     for (let round = 0; round < 10 && pending.length > 0; round++) {
-      const responses = await Promise.all(pending.map((record) => handler(sqsEvent([record]), lambdaContext())));
+      const responses = await Promise.all(
+        pending.map((record) => handler(sqsEvent([record]), lambdaContext())),
+      );
       pending = pending.filter((_, index) => responses[index].batchItemFailures.length > 0);
       if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -105,9 +119,15 @@ describe('budget alerts handler against DynamoDB Local', () => {
 
   it('a failed publish releases the claim: the retry publishes', async () => {
     const handler = await newHandler();
-    const record = sqsRecord(gcp({ alertThresholdExceeded: 1.0 }).body, { attributes: gcp({}).attributes });
-    snsMock.on(PublishCommand).rejectsOnce(Object.assign(new Error('throttled'), { name: 'Throttling' }));
-    expect((await handler(sqsEvent([record]), lambdaContext())).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    const record = sqsRecord(gcp({ alertThresholdExceeded: 1.0 }).body, {
+      attributes: gcp({}).attributes,
+    });
+    snsMock
+      .on(PublishCommand)
+      .rejectsOnce(Object.assign(new Error('throttled'), { name: 'Throttling' }));
+    expect((await handler(sqsEvent([record]), lambdaContext())).batchItemFailures).toEqual([
+      { itemIdentifier: record.messageId },
+    ]);
     snsMock.on(PublishCommand).resolves({ MessageId: 'ok' });
     expect((await handler(sqsEvent([record]), lambdaContext())).batchItemFailures).toEqual([]);
     expect(snsMock.commandCalls(PublishCommand)).toHaveLength(2);

@@ -29,10 +29,17 @@ let throttleAccount: string | undefined;
 
 /** Fault injection from outside the production code: throttle every transaction touching one account. */
 const throttling: Middleware = (next, context) => async (args) => {
-  const input = args.input as { TransactItems?: { Put?: { Item?: { accountId?: { S?: string } } } }[] };
-  const touches = input.TransactItems?.some((item) => item.Put?.Item?.accountId?.S === throttleAccount);
+  const input = args.input as {
+    TransactItems?: { Put?: { Item?: { accountId?: { S?: string } } } }[];
+  };
+  const touches = input.TransactItems?.some(
+    (item) => item.Put?.Item?.accountId?.S === throttleAccount,
+  );
   if (context.commandName === 'TransactWriteItemsCommand' && throttleAccount && touches) {
-    throw Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException', $fault: 'client' });
+    throw Object.assign(new Error('Rate exceeded'), {
+      name: 'ProvisionedThroughputExceededException',
+      $fault: 'client',
+    });
   }
   return next(args);
 };
@@ -72,14 +79,23 @@ const newHandler = async (fifo = false) => {
   return { handler, dlqUrl };
 };
 
-const partition = (account: string, period = '2026-11') => `TENANT#acme#ACCOUNT#${account}#PERIOD#${period}`;
+const partition = (account: string, period = '2026-11') =>
+  `TENANT#acme#ACCOUNT#${account}#PERIOD#${period}`;
 const totalsOf = async (account: string) =>
   Object.fromEntries(
-    (await readPartitionTotals(dynamo, tables.ledgerTable, partition(account))).map((t) => [t.currency, { total: t.total, charges: t.charges }]),
+    (await readPartitionTotals(dynamo, tables.ledgerTable, partition(account))).map((t) => [
+      t.currency,
+      { total: t.total, charges: t.charges },
+    ]),
   );
 const drainDlq = async (queueUrl: string) => {
   const response = await sqs.client.send(
-    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      MessageAttributeNames: ['All'],
+      WaitTimeSeconds: 0,
+    }),
   );
   return response.Messages ?? [];
 };
@@ -88,12 +104,18 @@ describe('cost ledger handler against DynamoDB Local', () => {
   it('applies a new charge with one pre-read and one transaction; a reformatted re-publish costs no write', async () => {
     const { handler } = await newHandler();
     const account = 'acct-requests';
-    const first = await handler(sqsEvent([sqsRecord(costEvent({ accountId: account, amount: '12.30' }))]));
+    const first = await handler(
+      sqsEvent([sqsRecord(costEvent({ accountId: account, amount: '12.30' }))]),
+    );
     expect(first.batchItemFailures).toEqual([]);
     expect(counter.snapshot()).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
 
     counter.reset();
-    const reordered = JSON.stringify({ currency: 'usd', amount: 12.3, ...costEvent({ accountId: account, amount: '1.23e1' }) });
+    const reordered = JSON.stringify({
+      currency: 'usd',
+      amount: 12.3,
+      ...costEvent({ accountId: account, amount: '1.23e1' }),
+    });
     await handler(sqsEvent([sqsRecord(snsEnvelope(reordered))]));
     expect(counter.snapshot()).toEqual({ BatchGetItemCommand: 1 });
     expect(await totalsOf(account)).toEqual({ USD: { total: '12.3', charges: 1 } });
@@ -116,12 +138,23 @@ describe('cost ledger handler against DynamoDB Local', () => {
     expect([first.batchItemFailures, second.batchItemFailures]).toEqual([[], []]);
     expect(await totalsOf(other)).toEqual({ USD: { total: '0.0749', charges: 1 } });
     const charges = await readPartitionCharges(dynamo, tables.ledgerTable, partition(other));
-    expect(charges).toEqual([expect.objectContaining({ version: 2, amount: '0.0749', identityId: 'li-1' })]);
+    expect(charges).toEqual([
+      expect.objectContaining({ version: 2, amount: '0.0749', identityId: 'li-1' }),
+    ]);
   });
 
   it('32 concurrent commits of one charge: exactly one wins, the total counts it once', async () => {
-    const ledger = new DynamoLedger({ client: dynamo, ledgerTable: tables.ledgerTable, dedupTable: tables.dedupTable, stream: STREAM, ttlSeconds: 3600 });
-    const charge = parseCharge(STREAM, sqsRecord(costEvent({ accountId: 'acct-race', amount: '5.5' })));
+    const ledger = new DynamoLedger({
+      client: dynamo,
+      ledgerTable: tables.ledgerTable,
+      dedupTable: tables.dedupTable,
+      stream: STREAM,
+      ttlSeconds: 3600,
+    });
+    const charge = parseCharge(
+      STREAM,
+      sqsRecord(costEvent({ accountId: 'acct-race', amount: '5.5' })),
+    );
     const commit = {
       claimKey: charge.claimKey,
       ref: charge.ref,
@@ -136,7 +169,13 @@ describe('cost ledger handler against DynamoDB Local', () => {
   });
 
   it('re-claims an expired claim DynamoDB has not deleted yet; a live claim blocks the write', async () => {
-    const ledger = new DynamoLedger({ client: dynamo, ledgerTable: tables.ledgerTable, dedupTable: tables.dedupTable, stream: STREAM, ttlSeconds: 3600 });
+    const ledger = new DynamoLedger({
+      client: dynamo,
+      ledgerTable: tables.ledgerTable,
+      dedupTable: tables.dedupTable,
+      stream: STREAM,
+      ttlSeconds: 3600,
+    });
     const commitFor = (account: string) => {
       const charge = parseCharge(STREAM, sqsRecord(costEvent({ accountId: account, amount: '1' })));
       return {
@@ -156,7 +195,10 @@ describe('cost ledger handler against DynamoDB Local', () => {
       [live, nowSeconds + 3600],
     ] as const) {
       await dynamo.send(
-        new PutItemCommand({ TableName: tables.dedupTable, Item: { pk: { S: commit.claimKey }, expiresAt: { N: String(expiresAt) } } }),
+        new PutItemCommand({
+          TableName: tables.dedupTable,
+          Item: { pk: { S: commit.claimKey }, expiresAt: { N: String(expiresAt) } },
+        }),
       );
     }
     expect(await ledger.commit(expired)).toBe('committed');
@@ -168,7 +210,9 @@ describe('cost ledger handler against DynamoDB Local', () => {
     const { handler } = await newHandler();
     const amounts = ['0.1', '0.2', '0.3', '1234.5678901234', '-25', '0.0000000001', '7', '99.99'];
     const bodies = [
-      ...amounts.map((amount, index) => costEvent({ accountId: 'acct-16', amount, skuId: `sku-${index}` })),
+      ...amounts.map((amount, index) =>
+        costEvent({ accountId: 'acct-16', amount, skuId: `sku-${index}` }),
+      ),
       costEvent({ accountId: 'acct-16', lineItemId: 'li-16', version: 1, amount: '10' }),
       costEvent({ accountId: 'acct-16', lineItemId: 'li-16', version: 2, amount: '12.5' }),
     ];
@@ -178,21 +222,35 @@ describe('cost ledger handler against DynamoDB Local', () => {
     for (let round = 0; round < 10 && pending.length > 0; round++) {
       const responses = await Promise.all(pending.map((records) => handler(sqsEvent(records))));
       pending = responses
-        .map((response, index) => pending[index].filter((record) => response.batchItemFailures.some((f) => f.itemIdentifier === record.messageId)))
+        .map((response, index) =>
+          pending[index].filter((record) =>
+            response.batchItemFailures.some((f) => f.itemIdentifier === record.messageId),
+          ),
+        )
         .filter((records) => records.length > 0);
     }
     expect(pending).toEqual([]);
     const expected = amounts.reduce((sum, amount) => sum.plus(amount), new Big('12.5'));
-    expect(await totalsOf('acct-16')).toEqual({ USD: { total: expected.toFixed().replace(/\.?0+$/, ''), charges: 9 } });
-    applied.push(...(await readPartitionCharges(dynamo, tables.ledgerTable, partition('acct-16'))).map((c) => c.amount));
+    expect(await totalsOf('acct-16')).toEqual({
+      USD: { total: expected.toFixed().replace(/\.?0+$/, ''), charges: 9 },
+    });
+    applied.push(
+      ...(await readPartitionCharges(dynamo, tables.ledgerTable, partition('acct-16'))).map(
+        (c) => c.amount,
+      ),
+    );
     expect(applied.sort()).toEqual([...amounts, '12.5'].sort());
   });
 
   it('an eventId seen with different content is a conflict: nothing applied, message in the DLQ with its reason', async () => {
     const { handler, dlqUrl } = await newHandler();
     const account = 'acct-conflict';
-    await handler(sqsEvent([sqsRecord(costEvent({ accountId: account, eventId: 'evt-1', amount: '10' }))]));
-    const conflicting = sqsRecord(costEvent({ accountId: account, eventId: 'evt-1', amount: '11' }));
+    await handler(
+      sqsEvent([sqsRecord(costEvent({ accountId: account, eventId: 'evt-1', amount: '10' }))]),
+    );
+    const conflicting = sqsRecord(
+      costEvent({ accountId: account, eventId: 'evt-1', amount: '11' }),
+    );
     const response = await handler(sqsEvent([conflicting]));
     expect(response.batchItemFailures).toEqual([]);
     expect(await totalsOf(account)).toEqual({ USD: { total: '10', charges: 1 } });
@@ -206,7 +264,9 @@ describe('cost ledger handler against DynamoDB Local', () => {
 
   it('a poison message goes to the DLQ byte for byte with its reason and is acked', async () => {
     const { handler, dlqUrl } = await newHandler();
-    const poison = sqsRecord('{"accountId": "1", "amount": "twelve", "currency": "USD"}', { attributes: { tenant: 'acme' } });
+    const poison = sqsRecord('{"accountId": "1", "amount": "twelve", "currency": "USD"}', {
+      attributes: { tenant: 'acme' },
+    });
     const good = sqsRecord(costEvent({ accountId: 'acct-poison', amount: '3' }));
     const response = await handler(sqsEvent([poison, good]));
     expect(response.batchItemFailures).toEqual([]);
@@ -230,14 +290,18 @@ describe('cost ledger handler against DynamoDB Local', () => {
       { dynamo, sqs: sqs.client },
     );
     const poison = sqsRecord('not json at all');
-    expect((await handler(sqsEvent([poison]))).batchItemFailures).toEqual([{ itemIdentifier: poison.messageId }]);
+    expect((await handler(sqsEvent([poison]))).batchItemFailures).toEqual([
+      { itemIdentifier: poison.messageId },
+    ]);
   });
 
   it('a throttled record fails alone; the rest of the batch is applied', async () => {
     const { handler } = await newHandler();
     throttleAccount = 'acct-throttled';
     const throttled = sqsRecord(costEvent({ accountId: 'acct-throttled', amount: '1' }));
-    const others = ['2', '3'].map((amount) => sqsRecord(costEvent({ accountId: 'acct-not-throttled', amount })));
+    const others = ['2', '3'].map((amount) =>
+      sqsRecord(costEvent({ accountId: 'acct-not-throttled', amount })),
+    );
     const response = await handler(sqsEvent([others[0], throttled, others[1]]));
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: throttled.messageId }]);
     expect(await totalsOf('acct-not-throttled')).toEqual({ USD: { total: '5', charges: 2 } });
@@ -251,11 +315,18 @@ describe('cost ledger handler against DynamoDB Local', () => {
     const { handler } = await newHandler(true);
     throttleAccount = 'acct-fifo-a';
     const a = ['1', '2', '3'].map((amount, index) =>
-      sqsRecord(costEvent({ accountId: index === 1 ? 'acct-fifo-a' : 'acct-fifo-a-ok', amount }), { groupId: 'acme#A' }),
+      sqsRecord(costEvent({ accountId: index === 1 ? 'acct-fifo-a' : 'acct-fifo-a-ok', amount }), {
+        groupId: 'acme#A',
+      }),
     );
-    const b = ['4', '5'].map((amount) => sqsRecord(costEvent({ accountId: 'acct-fifo-b', amount }), { groupId: 'acme#B' }));
+    const b = ['4', '5'].map((amount) =>
+      sqsRecord(costEvent({ accountId: 'acct-fifo-b', amount }), { groupId: 'acme#B' }),
+    );
     const response = await handler(sqsEvent([a[0], b[0], a[1], b[1], a[2]]));
-    expect(response.batchItemFailures).toEqual([{ itemIdentifier: a[1].messageId }, { itemIdentifier: a[2].messageId }]);
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: a[1].messageId },
+      { itemIdentifier: a[2].messageId },
+    ]);
     expect(await totalsOf('acct-fifo-a-ok')).toEqual({ USD: { total: '1', charges: 1 } });
     expect(await totalsOf('acct-fifo-b')).toEqual({ USD: { total: '9', charges: 2 } });
   });
@@ -263,7 +334,9 @@ describe('cost ledger handler against DynamoDB Local', () => {
   it('copies of one charge in one batch: the second is a duplicate resolved in memory', async () => {
     const { handler } = await newHandler();
     const body = costEvent({ accountId: 'acct-in-batch', amount: '4.2' });
-    const response = await handler(sqsEvent([sqsRecord(body), sqsRecord(body), sqsRecord(snsEnvelope(body))]));
+    const response = await handler(
+      sqsEvent([sqsRecord(body), sqsRecord(body), sqsRecord(snsEnvelope(body))]),
+    );
     expect(response.batchItemFailures).toEqual([]);
     expect(counter.snapshot()).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
     expect(await totalsOf('acct-in-batch')).toEqual({ USD: { total: '4.2', charges: 1 } });
@@ -274,7 +347,11 @@ describe('cost ledger handler against DynamoDB Local', () => {
     const body = costEvent({ accountId: 'acct-shared', amount: '1' });
     await handler(sqsEvent([sqsRecord(body), sqsRecord({ ...body, tenant: 'globex' })]));
     expect(await totalsOf('acct-shared')).toEqual({ USD: { total: '1', charges: 1 } });
-    const globex = await readPartitionTotals(dynamo, tables.ledgerTable, 'TENANT#globex#ACCOUNT#acct-shared#PERIOD#2026-11');
+    const globex = await readPartitionTotals(
+      dynamo,
+      tables.ledgerTable,
+      'TENANT#globex#ACCOUNT#acct-shared#PERIOD#2026-11',
+    );
     expect(globex.map((t) => t.total)).toEqual(['1']);
   });
 

@@ -35,10 +35,20 @@ export class RequestCounter {
 /** An initialize-step middleware: sees the command name and input before anything is sent. */
 export type Middleware = InitializeMiddleware<ServiceInputTypes, ServiceOutputTypes>;
 
-export const localDynamo = (options: { counter?: RequestCounter; middleware?: Middleware } = {}): DynamoDBClient => {
+export const localDynamo = (
+  options: { counter?: RequestCounter; middleware?: Middleware } = {},
+): DynamoDBClient => {
   const endpoint = process.env.DYNAMODB_LOCAL_ENDPOINT;
-  if (!endpoint) throw new Error('DYNAMODB_LOCAL_ENDPOINT is not set: run the tests through jest (globalSetup starts it)');
-  const client = new DynamoDBClient({ endpoint, region: REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  if (!endpoint)
+    throw new Error(
+      'DYNAMODB_LOCAL_ENDPOINT is not set: run the tests through jest (globalSetup starts it)',
+    );
+  const client = new DynamoDBClient({
+    endpoint,
+    region: REGION,
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts: 1,
+  });
   if (options.counter) {
     const counter = options.counter;
     client.middlewareStack.add(
@@ -50,7 +60,8 @@ export const localDynamo = (options: { counter?: RequestCounter; middleware?: Mi
       { step: 'initialize', name: 'requestCounter' },
     );
   }
-  if (options.middleware) client.middlewareStack.add(options.middleware, { step: 'initialize', name: 'testFault' });
+  if (options.middleware)
+    client.middlewareStack.add(options.middleware, { step: 'initialize', name: 'testFault' });
   return client;
 };
 
@@ -112,7 +123,8 @@ export const startLocalSqs = async (): Promise<LocalSqs> => {
     endpoint,
     client,
     createQueue: async (name, attributes) =>
-      (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl as string,
+      (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes })))
+        .QueueUrl as string,
     stop: () =>
       new Promise((resolve) => {
         client.destroy();

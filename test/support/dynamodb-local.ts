@@ -11,17 +11,29 @@ export interface DynamoDbLocal {
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-const waitUntilReady = async (endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> => {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+const waitUntilReady = async (
+  endpoint: string,
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<void> => {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+  });
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode} (is Java 17+ installed?)`);
+      if (child.exitCode !== null)
+        throw new Error(
+          `DynamoDB Local exited with code ${child.exitCode} (is Java 17+ installed?)`,
+        );
       try {
         await client.send(new ListTablesCommand({}));
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint}: ${String(error)}`);
+        if (Date.now() > deadline)
+          throw new Error(`DynamoDB Local did not answer on ${endpoint}: ${String(error)}`);
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
     }

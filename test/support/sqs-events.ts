@@ -18,7 +18,9 @@ export const sqsRecord = (body: unknown, options: RecordOptions = {}): SQSRecord
     SentTimestamp: '1796300000000',
     SenderId: 'AIDATEST',
     ApproximateFirstReceiveTimestamp: '1796300000050',
-    ...(options.groupId ? { MessageGroupId: options.groupId, MessageDeduplicationId: randomUUID() } : {}),
+    ...(options.groupId
+      ? { MessageGroupId: options.groupId, MessageDeduplicationId: randomUUID() }
+      : {}),
   },
   messageAttributes: Object.fromEntries(
     Object.entries(options.attributes ?? {}).map(([name, value]) => [

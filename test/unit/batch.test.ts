@@ -6,20 +6,32 @@ interface Item extends BatchItem {
   throws?: boolean;
 }
 
-const processor = (log: string[]) => async (item: Item): Promise<RecordResult> => {
-  log.push(item.messageId);
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
-  if (item.throws) throw new TypeError('boom');
-  return { messageId: item.messageId, outcome: item.fail ? 'failed' : 'applied' };
-};
+const processor =
+  (log: string[]) =>
+  async (item: Item): Promise<RecordResult> => {
+    log.push(item.messageId);
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+    if (item.throws) throw new TypeError('boom');
+    return { messageId: item.messageId, outcome: item.fail ? 'failed' : 'applied' };
+  };
 
 describe('runBatch', () => {
   it('lists only failed records, by message id, and turns a thrown error into a failure of that record', async () => {
     const log: string[] = [];
-    const items: Item[] = [{ messageId: 'a' }, { messageId: 'b', fail: true }, { messageId: 'c', throws: true }, { messageId: 'd' }];
+    const items: Item[] = [
+      { messageId: 'a' },
+      { messageId: 'b', fail: true },
+      { messageId: 'c', throws: true },
+      { messageId: 'd' },
+    ];
     const outcome = await runBatch(items, { fifo: false, concurrency: 4, process: processor(log) });
     expect(outcome.batchItemFailures).toEqual([{ itemIdentifier: 'b' }, { itemIdentifier: 'c' }]);
-    expect(outcome.results.map((result) => result.outcome)).toEqual(['applied', 'failed', 'failed', 'applied']);
+    expect(outcome.results.map((result) => result.outcome)).toEqual([
+      'applied',
+      'failed',
+      'failed',
+      'applied',
+    ]);
     expect(outcome.results[2].reason).toBe('TypeError');
   });
 

@@ -1,7 +1,16 @@
-import { decideCharge, type IncomingCharge, type StoredCharge } from '../../lambda/core/ledger-decision';
+import {
+  decideCharge,
+  type IncomingCharge,
+  type StoredCharge,
+} from '../../lambda/core/ledger-decision';
 import type { CostIdentity } from '../../lambda/core/keys';
 
-const identity = (kind: CostIdentity['kind'], version = 0): CostIdentity => ({ kind, id: 'x', version, digest: 'd' });
+const identity = (kind: CostIdentity['kind'], version = 0): CostIdentity => ({
+  kind,
+  id: 'x',
+  version,
+  digest: 'd',
+});
 const incoming = (over: Partial<IncomingCharge> = {}): IncomingCharge => ({
   identity: identity('line-item', 2),
   contentHash: 'h2',
@@ -45,24 +54,37 @@ describe('decideCharge', () => {
   });
 
   it('supersedes an older version and never regresses', () => {
-    expect(decideCharge(incoming({ identity: identity('line-item', 1), contentHash: 'h1' }), stored({ version: 2 }))).toEqual({
+    expect(
+      decideCharge(
+        incoming({ identity: identity('line-item', 1), contentHash: 'h1' }),
+        stored({ version: 2 }),
+      ),
+    ).toEqual({
       outcome: 'superseded',
     });
   });
 
   it('treats the same version with the same content as a duplicate and different content as a conflict', () => {
-    expect(decideCharge(incoming({ contentHash: 'h1', identity: identity('line-item', 1) }), stored())).toEqual({
+    expect(
+      decideCharge(incoming({ contentHash: 'h1', identity: identity('line-item', 1) }), stored()),
+    ).toEqual({
       outcome: 'duplicate',
     });
-    expect(decideCharge(incoming({ identity: identity('line-item', 1) }), stored())).toMatchObject({ outcome: 'conflict' });
+    expect(decideCharge(incoming({ identity: identity('line-item', 1) }), stored())).toMatchObject({
+      outcome: 'conflict',
+    });
   });
 
   it('treats an eventId seen with different content as a conflict', () => {
-    expect(decideCharge(incoming({ identity: identity('event') }), stored({ version: 0 }))).toMatchObject({
+    expect(
+      decideCharge(incoming({ identity: identity('event') }), stored({ version: 0 })),
+    ).toMatchObject({
       outcome: 'conflict',
       reason: expect.stringContaining('different content'),
     });
-    expect(decideCharge(incoming({ identity: identity('event'), contentHash: 'h1' }), stored())).toEqual({
+    expect(
+      decideCharge(incoming({ identity: identity('event'), contentHash: 'h1' }), stored()),
+    ).toEqual({
       outcome: 'duplicate',
     });
   });

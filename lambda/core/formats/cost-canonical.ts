@@ -1,0 +1,87 @@
+/**
+ * Our own canonical cost event: camelCase, the field names of `CostEvent` (see lambda/core/events.ts).
+ *
+ * Required: `accountId`, `chargePeriodStart`, `chargeCategory`, `amount`, `currency`, and `source`
+ * (in the message or as a `source` message attribute). `tenant`: message, else `tenant` attribute, else
+ * `default`. A `lineItemId` without `version` is version 1 (the first statement of that line item), so a
+ * producer that starts sending versions later restates it with version 2. Unknown fields are ignored.
+ */
+import { CHARGE_CATEGORIES, type CostEvent } from '../events';
+import {
+  optionalDecimal,
+  optionalEnum,
+  optionalInstant,
+  optionalString,
+  optionalTags,
+  optionalVersion,
+  own,
+  requiredCurrency,
+  requiredDecimal,
+  requiredEnum,
+  requiredInstant,
+  requiredString,
+  type JsonObject,
+} from './fields';
+import { CHARGE_CLASSES, COST_TYPES, finishCostEvent, hasAnyKey } from './cost-common';
+import { resolveSource, resolveTenant } from './scope';
+
+/** Keys only the canonical shape has (`amount`/`currency` are shared with snake_case). */
+export const CANONICAL_COST_MARKERS = [
+  'accountId',
+  'billingAccountId',
+  'chargePeriodStart',
+  'chargePeriodEnd',
+  'chargeCategory',
+  'lineItemId',
+  'eventId',
+  'skuId',
+  'usageQuantity',
+] as const;
+
+export const looksCanonicalCost = (message: unknown): boolean =>
+  hasAnyKey(message, CANONICAL_COST_MARKERS);
+
+export const parseCanonicalCost = (
+  message: JsonObject,
+  attributes: Record<string, string>,
+): CostEvent => {
+  const text = (key: string): string | undefined => optionalString(own(message, key), key);
+  const lineItemId = text('lineItemId');
+  const version =
+    optionalVersion(own(message, 'version'), 'version') ??
+    (lineItemId !== undefined ? 1 : undefined);
+  return finishCostEvent(
+    {
+      tenant: resolveTenant(attributes, own(message, 'tenant')),
+      source: resolveSource(attributes, own(message, 'source')),
+      eventId: text('eventId'),
+      lineItemId,
+      version,
+      billingAccountId: text('billingAccountId'),
+      accountId: requiredString(own(message, 'accountId'), 'accountId'),
+      billingPeriodStart: optionalInstant(own(message, 'billingPeriodStart'), 'billingPeriodStart'),
+      chargePeriodStart: requiredInstant(own(message, 'chargePeriodStart'), 'chargePeriodStart'),
+      chargePeriodEnd: optionalInstant(own(message, 'chargePeriodEnd'), 'chargePeriodEnd'),
+      chargeCategory: requiredEnum(
+        own(message, 'chargeCategory'),
+        'chargeCategory',
+        CHARGE_CATEGORIES,
+      ),
+      chargeClass: optionalEnum(own(message, 'chargeClass'), 'chargeClass', CHARGE_CLASSES),
+      costType: optionalEnum(own(message, 'costType'), 'costType', COST_TYPES),
+      service: text('service'),
+      skuId: text('skuId'),
+      skuPriceId: text('skuPriceId'),
+      resourceId: text('resourceId'),
+      region: text('region'),
+      invoiceId: text('invoiceId'),
+      description: text('description'),
+      amount: requiredDecimal(own(message, 'amount'), 'amount'),
+      currency: requiredCurrency(own(message, 'currency'), 'currency'),
+      usageQuantity: optionalDecimal(own(message, 'usageQuantity'), 'usageQuantity'),
+      usageUnit: text('usageUnit'),
+      tags: optionalTags(own(message, 'tags'), 'tags'),
+    },
+    'chargePeriodEnd',
+  );
+};

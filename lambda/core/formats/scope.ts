@@ -1,0 +1,41 @@
+/**
+ * Tenant and source: part of every key. They come from the message when the format carries them,
+ * otherwise from the message attributes (`tenant`, `source`) a publisher or forwarder set.
+ * When both carry a value and they differ, the message is rejected (`invalid-field`) rather than
+ * silently booked to one of the two tenants.
+ */
+import { fail } from '../errors';
+import { optionalSlug, own } from './fields';
+
+export const DEFAULT_TENANT = 'default';
+
+const pick = (
+  name: 'tenant' | 'source',
+  fromMessage: unknown,
+  attributes: Record<string, string>,
+): string | undefined => {
+  const inMessage = optionalSlug(fromMessage, name);
+  const inAttributes = optionalSlug(own(attributes, name), `attributes.${name}`);
+  if (inMessage !== undefined && inAttributes !== undefined && inMessage !== inAttributes) {
+    return fail(
+      'invalid-field',
+      name,
+      `message says "${inMessage}" but the ${name} attribute says "${inAttributes}"`,
+    );
+  }
+  return inMessage ?? inAttributes;
+};
+
+/** Tenant: message field, else the `tenant` attribute, else `default`. */
+export const resolveTenant = (attributes: Record<string, string>, fromMessage?: unknown): string =>
+  pick('tenant', fromMessage, attributes) ?? DEFAULT_TENANT;
+
+/** Source: message field, else the `source` attribute, else `fallback` (or `missing-field` without one). */
+export const resolveSource = (
+  attributes: Record<string, string>,
+  fromMessage?: unknown,
+  fallback?: string,
+): string =>
+  pick('source', fromMessage, attributes) ??
+  fallback ??
+  fail('missing-field', 'source', 'required (in the message or as a "source" message attribute)');
