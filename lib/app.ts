@@ -1,0 +1,67 @@
+import { App, Aspects, Stack, Tags } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { BillingDedupConfig, resolveConfig } from './config';
+import { PROJECT, statefulStackName, statelessStackName } from './naming';
+import { StatefulStack } from './stateful-stack';
+import { StatelessStack } from './stateless-stack';
+
+const CROSS_STACK_REFERENCES_FLAG = '@aws-cdk/core:defaultCrossStackReferences';
+
+export interface BillingDedupApp {
+  readonly config: BillingDedupConfig;
+  readonly stateful: StatefulStack;
+  readonly stateless: StatelessStack;
+}
+
+export interface BuildOptions {
+  /** Apply the cdk-nag AwsSolutions pack (default true). */
+  readonly nag?: boolean;
+}
+
+/**
+ * Build both stacks of one stage into `app` from its context. Used by bin/billing-dedup.ts and
+ * by the tests, so what is tested is what `cdk deploy` deploys.
+ */
+export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp {
+  const config = resolveConfig((key) => app.node.tryGetContext(key));
+  // Same-environment references between our two stacks are classic CloudFormation exports.
+  // Pinned explicitly (the flag's unset default is the same) so the behaviour cannot drift.
+  if (app.node.tryGetContext(CROSS_STACK_REFERENCES_FLAG) === undefined) {
+    app.node.setContext(CROSS_STACK_REFERENCES_FLAG, 'strong');
+  }
+  const env =
+    config.account || config.region
+      ? { account: config.account, region: config.region }
+      : undefined;
+
+  const stateful = new StatefulStack(app, statefulStackName(config.stage), {
+    stackName: statefulStackName(config.stage),
+    description: `billing-dedup ${config.stage}: dedup and ledger tables, KMS keys (retained)`,
+    env,
+    config,
+    terminationProtection: config.deletionProtection,
+  });
+
+  const stateless = new StatelessStack(app, statelessStackName(config.stage), {
+    stackName: statelessStackName(config.stage),
+    description: `billing-dedup ${config.stage}: topics, queues, consumers, alarms, dashboard`,
+    env,
+    config,
+    dedupTable: stateful.dedupTable,
+    ledgerTable: stateful.ledgerTable,
+    dataKey: stateful.dataKey,
+    messagingKey: stateful.messagingKey,
+  });
+  stateless.addStackDependency(stateful);
+
+  for (const stack of [stateful, stateless] as Stack[]) {
+    Tags.of(stack).add('project', PROJECT);
+    Tags.of(stack).add('stage', config.stage);
+  }
+
+  // cdk-nag AwsSolutions: the app currently needs no suppression (see docs/infrastructure.md).
+  // Any future NagSuppressions.addResourceSuppressions call must name the rule, the resource,
+  // `appliesTo` where the rule supports it, and a specific reason.
+  if (options.nag ?? true) Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+  return { config, stateful, stateless };
+}

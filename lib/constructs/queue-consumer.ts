@@ -1,0 +1,190 @@
+import { Annotations, Duration, Tags } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  checkDedupTtl,
+  checkDlqKind,
+  checkMaxReceiveCount,
+  checkTopicFeedsQueue,
+  checkVisibilityTimeout,
+} from '../invariants';
+import { METRICS_NAMESPACE } from '../naming';
+import { ConsumerFunction, ConsumerFunctionProps } from './consumer-function';
+
+export interface QueueConsumerProps {
+  /** Stream name (STREAM_NAME), e.g. `cost-events`. */
+  readonly streamName: string;
+  /** Topic feeding the queue (raw message delivery). */
+  readonly topic: sns.ITopic;
+  /** Queue kind; must match the DLQ, and a FIFO queue needs a FIFO topic. */
+  readonly fifo: boolean;
+  readonly queueName: string;
+  readonly dlqName: string;
+  /** Customer managed key for queue + DLQ (its policy must let sns.amazonaws.com use it). */
+  readonly masterKey: kms.IKey;
+  readonly retention: Duration;
+  readonly dlqRetention: Duration;
+  readonly visibilityTimeout: Duration;
+  readonly maxReceiveCount: number;
+  /** Dedup claim lifetime (DEDUP_TTL_SECONDS); must outlive queue + DLQ retention + 1 day. */
+  readonly dedupTtl: Duration;
+  readonly batchSize: number;
+  /** Ignored for FIFO queues (Lambda does not support a batching window on them). */
+  readonly maxBatchingWindow: Duration;
+  /** Event source mapping maximum concurrency (2-1000). */
+  readonly maxConcurrency: number;
+  /** In-batch concurrency (MAX_CONCURRENCY). */
+  readonly inBatchConcurrency: number;
+  readonly consumer: Omit<ConsumerFunctionProps, 'environment' | 'timeout'> & {
+    readonly timeout: Duration;
+    /** POWERTOOLS_SERVICE_NAME; also the `service` dimension of the EMF metrics. */
+    readonly serviceName: string;
+    readonly logLevel: string;
+    /** Stream-specific variables (table names, topic ARNs…). */
+    readonly environment: Record<string, string>;
+  };
+  /** Bring-your-own DLQ (must have the queue's kind); created when omitted. */
+  readonly deadLetterQueue?: sqs.IQueue;
+}
+
+/**
+ * "Queue + DLQ + consumer" for standard and FIFO streams. Enforces the DESIGN.md §2 invariants
+ * at synth time, then builds: encrypted TLS-only DLQ and source queue with a redrive policy,
+ * the SNS → SQS subscription (raw delivery, undeliverable messages to the same DLQ), the
+ * consumer function with partial batch responses, and the consumer's permission to forward
+ * poison messages to its own DLQ.
+ */
+export class QueueConsumer extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly consumer: ConsumerFunction;
+  readonly fifo: boolean;
+  readonly serviceName: string;
+  readonly streamName: string;
+
+  constructor(scope: Construct, id: string, props: QueueConsumerProps) {
+    super(scope, id);
+    this.fifo = props.fifo;
+    this.serviceName = props.consumer.serviceName;
+    this.streamName = props.streamName;
+
+    // ---- invariants (throw before anything is built) ----
+    const batchingWindowSeconds = props.fifo ? 0 : props.maxBatchingWindow.toSeconds();
+    checkTopicFeedsQueue({ topicFifo: props.topic.fifo, queueFifo: props.fifo });
+    if (props.deadLetterQueue)
+      checkDlqKind({ queueFifo: props.fifo, dlqFifo: props.deadLetterQueue.fifo });
+    checkDedupTtl({
+      ttlSeconds: props.dedupTtl.toSeconds(),
+      queueRetentionSeconds: props.retention.toSeconds(),
+      dlqRetentionSeconds: props.dlqRetention.toSeconds(),
+    });
+    checkVisibilityTimeout({
+      visibilityTimeoutSeconds: props.visibilityTimeout.toSeconds(),
+      functionTimeoutSeconds: props.consumer.timeout.toSeconds(),
+      batchingWindowSeconds,
+    });
+    const receiveWarning = checkMaxReceiveCount(props.maxReceiveCount);
+    if (receiveWarning)
+      Annotations.of(this).addWarningV2('billing-dedup:maxReceiveCount', receiveWarning);
+    if (!props.fifo && props.dlqRetention.toSeconds() < props.retention.toSeconds()) {
+      Annotations.of(this).addWarningV2(
+        'billing-dedup:dlqRetention',
+        `${props.streamName}: DLQ retention is shorter than the queue retention; a standard DLQ keeps the original ` +
+          'enqueue time, so dead letters may expire before anyone looks at them. Set dlqRetentionDays ≥ queueRetentionDays.',
+      );
+    }
+
+    // ---- queues ----
+    const fifoProps: Partial<sqs.QueueProps> = props.fifo
+      ? {
+          fifo: true,
+          contentBasedDeduplication: true,
+          deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
+          fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+        }
+      : {};
+
+    this.deadLetterQueue =
+      props.deadLetterQueue ??
+      new sqs.Queue(this, 'DeadLetterQueue', {
+        queueName: props.dlqName,
+        ...(props.fifo ? { fifo: true, contentBasedDeduplication: true } : {}),
+        retentionPeriod: props.dlqRetention,
+        encryption: sqs.QueueEncryption.KMS,
+        encryptionMasterKey: props.masterKey,
+        enforceSSL: true,
+      });
+
+    this.queue = new sqs.Queue(this, 'Queue', {
+      queueName: props.queueName,
+      ...fifoProps,
+      retentionPeriod: props.retention,
+      visibilityTimeout: props.visibilityTimeout,
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: props.masterKey,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
+    });
+
+    // ---- SNS → SQS (raw delivery; messages SNS cannot deliver land in the DLQ, never dropped) ----
+    props.topic.addSubscription(
+      new subs.SqsSubscription(this.queue, {
+        rawMessageDelivery: true,
+        deadLetterQueue: this.deadLetterQueue,
+      }),
+    );
+
+    // ---- consumer ----
+    const { serviceName, logLevel, environment, ...fnProps } = props.consumer;
+    this.consumer = new ConsumerFunction(this, 'Consumer', {
+      ...fnProps,
+      environment: {
+        ...environment,
+        DLQ_URL: this.deadLetterQueue.queueUrl,
+        QUEUE_KIND: props.fifo ? 'fifo' : 'standard',
+        DEDUP_TTL_SECONDS: String(props.dedupTtl.toSeconds()),
+        STREAM_NAME: props.streamName,
+        MAX_CONCURRENCY: String(props.inBatchConcurrency),
+        POWERTOOLS_SERVICE_NAME: serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: logLevel,
+      },
+    });
+
+    this.consumer.fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: props.batchSize,
+        maxBatchingWindow: props.fifo ? undefined : props.maxBatchingWindow,
+        maxConcurrency: props.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    // Poison messages are forwarded, byte for byte, to this stream's DLQ by the function itself.
+    this.consumer.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ForwardPoisonMessagesToDlq',
+        actions: ['sqs:SendMessage'],
+        resources: [this.deadLetterQueue.queueArn],
+      }),
+    );
+    grantKeyUse(this.consumer.role, props.masterKey, 'EncryptForDlq', [
+      'kms:GenerateDataKey',
+      'kms:Decrypt',
+    ]);
+
+    // Operators (and the CLI) can see who consumes what.
+    Tags.of(this.queue).add('billing-dedup:stream', props.streamName);
+    Tags.of(this.queue).add('billing-dedup:consumer', props.consumer.functionName);
+  }
+}
+
+/** Exact KMS actions on one key, added to a role's inline policy. */
+export function grantKeyUse(role: iam.IRole, key: kms.IKey, sid: string, actions: string[]): void {
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ sid, actions, resources: [key.keyArn] }));
+}

@@ -1,0 +1,158 @@
+import { Aws, CfnOutput, RemovalPolicy, Stack, StackProps } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+import { BillingDedupConfig } from './config';
+import { toPrincipal } from './constructs/secure-topic';
+import { resourceName } from './naming';
+
+export interface StatefulStackProps extends StackProps {
+  readonly config: BillingDedupConfig;
+}
+
+/** Attribute names shared with lambda/ (DESIGN.md §5). */
+export const DEDUP_PARTITION_KEY = 'pk';
+export const DEDUP_TTL_ATTRIBUTE = 'expiresAt';
+export const LEDGER_PARTITION_KEY = 'pk';
+export const LEDGER_SORT_KEY = 'sk';
+
+/** KMS actions AWS services need to publish to / deliver into resources encrypted with the messaging key. */
+const SERVICE_KEY_ACTIONS = ['kms:GenerateDataKey*', 'kms:Decrypt'];
+
+/**
+ * Everything that holds data or outlives a deployment: the dedup and ledger tables and the
+ * customer managed keys. All retained on stack deletion; PITR on; deletion protection outside dev.
+ */
+export class StatefulStack extends Stack {
+  readonly dedupTable: dynamodb.Table;
+  readonly ledgerTable: dynamodb.Table;
+  /** Encrypts both tables. Only principals of this account (through IAM) may use it. */
+  readonly dataKey: kms.Key;
+  /** Encrypts every topic and queue; its policy lets the AWS service publishers use it. */
+  readonly messagingKey: kms.Key;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const stage = config.stage;
+
+    this.dataKey = new kms.Key(this, 'DataKey', {
+      alias: `alias/${resourceName(stage, 'data')}`,
+      description: `billing-dedup ${stage}: encrypts the dedup and ledger tables`,
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.messagingKey = new kms.Key(this, 'MessagingKey', {
+      alias: `alias/${resourceName(stage, 'messaging')}`,
+      description: `billing-dedup ${stage}: encrypts SNS topics and SQS queues`,
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.addMessagingKeyPolicy(config);
+
+    const tableDefaults = {
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.dataKey,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: config.deletionProtection,
+      removalPolicy: RemovalPolicy.RETAIN,
+    } satisfies Partial<dynamodb.TableProps>;
+
+    this.dedupTable = new dynamodb.Table(this, 'DedupTable', {
+      ...tableDefaults,
+      tableName: resourceName(stage, 'dedup'),
+      partitionKey: { name: DEDUP_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: DEDUP_TTL_ATTRIBUTE,
+    });
+
+    this.ledgerTable = new dynamodb.Table(this, 'LedgerTable', {
+      ...tableDefaults,
+      tableName: resourceName(stage, 'ledger'),
+      partitionKey: { name: LEDGER_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: LEDGER_SORT_KEY, type: dynamodb.AttributeType.STRING },
+    });
+
+    new CfnOutput(this, 'DedupTableName', {
+      value: this.dedupTable.tableName,
+      description: 'Dedup claims table',
+    });
+    new CfnOutput(this, 'LedgerTableName', {
+      value: this.ledgerTable.tableName,
+      description: 'Cost ledger table',
+    });
+    new CfnOutput(this, 'DataKeyArn', {
+      value: this.dataKey.keyArn,
+      description: 'KMS key of the tables',
+    });
+    new CfnOutput(this, 'MessagingKeyArn', {
+      value: this.messagingKey.keyArn,
+      description:
+        'KMS key of the topics and queues (cross-account publishers need kms:GenerateDataKey/Decrypt on it)',
+    });
+  }
+
+  /**
+   * The messaging key must be usable by whoever writes into an encrypted topic or queue:
+   * - SNS delivering into the encrypted queues/DLQs (scoped to this stage's topics),
+   * - AWS Budgets and Cost Anomaly Detection publishing to the budget-alerts topic,
+   * - CloudWatch alarms publishing to the ops topic,
+   * - configured cross-account producers (only through SNS).
+   * Principals of this account keep using it through IAM (default key policy).
+   */
+  private addMessagingKeyPolicy(config: BillingDedupConfig): void {
+    const key = this.messagingKey;
+    const stageTopicArns = `arn:${Aws.PARTITION}:sns:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resourceName(config.stage, '*')}`;
+    const serviceStatement = (sid: string, service: string, sourceArnLike?: string) =>
+      new iam.PolicyStatement({
+        sid,
+        principals: [new iam.ServicePrincipal(service)],
+        actions: SERVICE_KEY_ACTIONS,
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ...(sourceArnLike ? { ArnLike: { 'aws:SourceArn': sourceArnLike } } : {}),
+        },
+      });
+
+    key.addToResourcePolicy(
+      serviceStatement('AllowSnsDeliveryToEncryptedQueues', 'sns.amazonaws.com', stageTopicArns),
+    );
+    // https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-sns-policy.html
+    key.addToResourcePolicy(
+      serviceStatement(
+        'AllowBudgetsToPublish',
+        'budgets.amazonaws.com',
+        `arn:${Aws.PARTITION}:budgets::${Aws.ACCOUNT_ID}:*`,
+      ),
+    );
+    // Cost Anomaly Detection documents only aws:SourceAccount for its publisher.
+    key.addToResourcePolicy(
+      serviceStatement('AllowCostAnomalyDetectionToPublish', 'costalerts.amazonaws.com'),
+    );
+    key.addToResourcePolicy(
+      serviceStatement(
+        'AllowCloudWatchAlarmsToPublish',
+        'cloudwatch.amazonaws.com',
+        `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:${resourceName(config.stage, '*')}`,
+      ),
+    );
+
+    const producers = [
+      ...new Set([...config.costEventsPublishers, ...config.budgetAlertsPublishers]),
+    ];
+    if (producers.length > 0) {
+      key.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'AllowConfiguredProducersThroughSns',
+          principals: producers.map(toPrincipal),
+          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'kms:ViaService': `sns.${Aws.REGION}.amazonaws.com` } },
+        }),
+      );
+    }
+  }
+}

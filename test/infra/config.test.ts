@@ -1,0 +1,151 @@
+import { ConfigError, DEFAULTS, contextFrom, resolveConfig } from '../../lib/config';
+
+const resolve = (values: Record<string, unknown>) => resolveConfig(contextFrom(values));
+
+function problemsOf(values: Record<string, unknown>): string {
+  try {
+    resolve(values);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config defaults', () => {
+  it('match the documented defaults', () => {
+    const c = resolve({});
+    expect(c).toMatchObject({
+      stage: 'dev',
+      costStreamKind: 'fifo',
+      dedupTtlDays: 35,
+      queueRetentionDays: 14,
+      dlqRetentionDays: 14,
+      functionTimeoutSeconds: 30,
+      functionMemoryMb: 512,
+      maxReceiveCount: 5,
+      batchSize: 10,
+      maxBatchingWindowSeconds: 5,
+      eventSourceMaxConcurrency: 10,
+      inBatchConcurrency: 8,
+      logLevel: 'INFO',
+      logRetentionDays: 30,
+      oldestMessageAgeAlarmSeconds: 900,
+      costEventsPublishers: [],
+      budgetAlertsPublishers: [],
+      notificationEmails: [],
+      opsEmails: [],
+      deletionProtection: false,
+    });
+    expect(c.account).toBeUndefined();
+    expect(c.region).toBeUndefined();
+  });
+
+  it('derives the visibility timeout from timeout and batching window', () => {
+    expect(resolve({}).visibilityTimeoutSeconds).toBe(
+      6 * DEFAULTS.functionTimeoutSeconds + DEFAULTS.maxBatchingWindowSeconds,
+    );
+    expect(
+      resolve({ functionTimeoutSeconds: '60', maxBatchingWindowSeconds: '0' })
+        .visibilityTimeoutSeconds,
+    ).toBe(360);
+  });
+
+  it('turns deletion protection on outside dev', () => {
+    expect(resolve({ stage: 'prod' }).deletionProtection).toBe(true);
+    expect(resolve({ stage: 'staging' }).deletionProtection).toBe(true);
+  });
+});
+
+describe('config parsing', () => {
+  it('accepts CLI strings (-c key=value) and normalizes case', () => {
+    const c = resolve({
+      dedupTtlDays: '40',
+      costStreamKind: 'STANDARD',
+      logLevel: 'debug',
+      account: '123456789012',
+    });
+    expect(c).toMatchObject({
+      dedupTtlDays: 40,
+      costStreamKind: 'standard',
+      logLevel: 'DEBUG',
+      account: '123456789012',
+    });
+  });
+
+  it('accepts lists as arrays, JSON strings or comma-separated strings', () => {
+    expect(resolve({ notificationEmails: ['a@example.com'] }).notificationEmails).toEqual([
+      'a@example.com',
+    ]);
+    expect(resolve({ opsEmails: '["a@example.com","b@example.com"]' }).opsEmails).toEqual([
+      'a@example.com',
+      'b@example.com',
+    ]);
+    expect(
+      resolve({
+        costEventsPublishers: '111122223333, arn:aws:iam::444455556666:role/billing-export',
+      }).costEventsPublishers,
+    ).toEqual(['111122223333', 'arn:aws:iam::444455556666:role/billing-export']);
+  });
+
+  it('applies stages.<stage> overrides under flat keys', () => {
+    const stages = { prod: { dedupTtlDays: 60, opsEmails: ['oncall@example.com'] } };
+    expect(resolve({ stage: 'prod', stages })).toMatchObject({
+      dedupTtlDays: 60,
+      opsEmails: ['oncall@example.com'],
+    });
+    expect(resolve({ stage: 'prod', stages, dedupTtlDays: '45' }).dedupTtlDays).toBe(45);
+    expect(resolve({ stage: 'dev', stages }).dedupTtlDays).toBe(35);
+  });
+});
+
+describe('config validation errors are clear', () => {
+  it.each([
+    [
+      { stage: 'Prod_1' },
+      /stage: must be 1-16 characters of lower-case letters, digits and single hyphens.*got "Prod_1"/,
+    ],
+    [{ stage: 'a-very-long-stage-name' }, /stage: must be 1-16 characters/],
+    [{ dedupTtlDays: 'abc' }, /dedupTtlDays: expected a whole number of days, got "abc"/],
+    [
+      { functionTimeoutSeconds: '12.5' },
+      /functionTimeoutSeconds: expected a whole number of seconds, got "12.5"/,
+    ],
+    [{ queueRetentionDays: 20 }, /queueRetentionDays: must be between 1 and 14 days, got 20/],
+    [{ eventSourceMaxConcurrency: 1 }, /eventSourceMaxConcurrency: must be between 2 and 1000/],
+    [{ costStreamKind: 'kafka' }, /costStreamKind: must be one of "fifo", "standard", got "kafka"/],
+    [{ logLevel: 'TRACE' }, /logLevel: must be one of "DEBUG", "INFO", "WARN", "ERROR"/],
+    [{ logRetentionDays: 10 }, /logRetentionDays: CloudWatch Logs accepts only 1, 3, 5, 7, 14, 30/],
+    [{ account: '1234' }, /account: must be a 12-digit AWS account ID, got "1234"/],
+    [{ region: 'mars' }, /region: must be an AWS region name/],
+    [
+      { costEventsPublishers: 'bob' },
+      /costEventsPublishers: "bob" is neither a 12-digit account ID nor an IAM role ARN/,
+    ],
+    [{ budgetAlertsPublishers: '[1,2]' }, /budgetAlertsPublishers: expected a list of strings/],
+    [
+      { notificationEmails: 'not-an-email' },
+      /notificationEmails: "not-an-email" is not an e-mail address/,
+    ],
+    [{ opsEmails: '[oops' }, /opsEmails: not valid JSON/],
+    [
+      { batchSize: 20, maxBatchingWindowSeconds: 0, costStreamKind: 'standard' },
+      /batchSize: 20 > 10 requires maxBatchingWindowSeconds ≥ 1/,
+    ],
+    [{ batchSize: 20 }, /batchSize: FIFO queues accept at most 10 records per batch/],
+    [{ stages: 'prod' }, /stages: expected an object keyed by stage name/],
+    [{ stage: 'prod', stages: { prod: { dedupTTL: 3 } } }, /stages\.prod\.dedupTTL: unknown key/],
+  ])('%j', (values, message) => {
+    const text = problemsOf(values);
+    expect(text).toMatch(message);
+    expect(text).toMatch(/see docs\/infrastructure\.md/);
+  });
+
+  it('reports every problem at once', () => {
+    const text = problemsOf({ stage: 'BAD', dedupTtlDays: 'x', logLevel: 'loud' });
+    expect(text).toMatch(/3 problems/);
+    expect(text).toMatch(/stage:/);
+    expect(text).toMatch(/dedupTtlDays:/);
+    expect(text).toMatch(/logLevel:/);
+  });
+});

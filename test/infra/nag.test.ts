@@ -1,0 +1,71 @@
+import { Aspects, Stack } from 'aws-cdk-lib';
+import { SynthesisMessage } from 'aws-cdk-lib/cx-api';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { Synthesized, synth } from './helpers';
+
+/** cdk-nag findings (errors and warnings) left unsuppressed in a stack. */
+function nagFindings(stack: Stack, level: 'error' | 'warning'): string[] {
+  const artifact = stack.node.root as unknown as {
+    synth(): { getStackArtifact(id: string): { messages: SynthesisMessage[] } };
+  };
+  return artifact
+    .synth()
+    .getStackArtifact(stack.artifactId)
+    .messages.filter((m) => m.level === level && /AwsSolutions-/.test(String(m.entry.data)))
+    .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  for (const [name, context] of [
+    ['defaults (dev, FIFO)', {}],
+    [
+      'prod, standard cost stream, producers and e-mails',
+      {
+        stage: 'prod',
+        costStreamKind: 'standard',
+        costEventsPublishers: '111122223333',
+        budgetAlertsPublishers: 'arn:aws:iam::444455556666:role/forwarder',
+        notificationEmails: 'finops@example.com',
+        opsEmails: 'oncall@example.com',
+      },
+    ],
+  ] as const) {
+    describe(name, () => {
+      let s: Synthesized;
+      beforeAll(() => {
+        s = synth(context, { nag: true });
+      });
+
+      it('is applied to the app', () => {
+        expect(Aspects.of(s.app).all.some((a) => a instanceof AwsSolutionsChecks)).toBe(true);
+      });
+
+      it.each(['stateful', 'stateless'] as const)(
+        '%s stack: no unsuppressed errors or warnings',
+        (which) => {
+          const stack = s[which];
+          expect(nagFindings(stack, 'error')).toEqual([]);
+          expect(nagFindings(stack, 'warning')).toEqual([]);
+        },
+      );
+
+      it('every suppression (if any) names a rule and a specific reason', () => {
+        for (const stack of [s.stateful, s.stateless]) {
+          for (const c of stack.node.findAll()) {
+            const meta = c.node.metadata.find((m) => m.type === 'cdk_nag');
+            const cfn = (c as unknown as { cfnOptions?: { metadata?: Record<string, unknown> } })
+              .cfnOptions?.metadata?.cdk_nag as
+              { rules_to_suppress?: { id: string; reason: string }[] } | undefined;
+            for (const rule of [
+              ...(cfn?.rules_to_suppress ?? []),
+              ...((meta?.data as { id: string; reason: string }[]) ?? []),
+            ]) {
+              expect(rule.id).toMatch(/^AwsSolutions-[A-Z0-9]+$/);
+              expect(rule.reason.length).toBeGreaterThanOrEqual(30);
+            }
+          }
+        }
+      });
+    });
+  }
+});

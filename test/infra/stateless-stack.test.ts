@@ -1,0 +1,607 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import {
+  Statement,
+  Synthesized,
+  actionsOf,
+  importOf,
+  onlyResource,
+  resourcesOfType,
+  statementsOf,
+  synth,
+} from './helpers';
+
+const COST_ENV_KEYS = [
+  'DEDUP_TABLE_NAME',
+  'LEDGER_TABLE_NAME',
+  'DLQ_URL',
+  'QUEUE_KIND',
+  'DEDUP_TTL_SECONDS',
+  'STREAM_NAME',
+  'MAX_CONCURRENCY',
+  'POWERTOOLS_SERVICE_NAME',
+  'POWERTOOLS_METRICS_NAMESPACE',
+  'POWERTOOLS_LOG_LEVEL',
+  'NODE_OPTIONS',
+].sort();
+const ALERT_ENV_KEYS = [
+  'DEDUP_TABLE_NAME',
+  'NOTIFICATIONS_TOPIC_ARN',
+  'DLQ_URL',
+  'QUEUE_KIND',
+  'DEDUP_TTL_SECONDS',
+  'STREAM_NAME',
+  'MAX_CONCURRENCY',
+  'POWERTOOLS_SERVICE_NAME',
+  'POWERTOOLS_METRICS_NAMESPACE',
+  'POWERTOOLS_LOG_LEVEL',
+  'NODE_OPTIONS',
+].sort();
+
+const queueByName = (t: Template, name: string) =>
+  onlyResource(t, 'AWS::SQS::Queue', { QueueName: name });
+const fnByName = (t: Template, name: string) =>
+  onlyResource(t, 'AWS::Lambda::Function', { FunctionName: name });
+
+describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
+  let s: Synthesized;
+  let t: Template;
+  beforeAll(() => {
+    s = synth();
+    t = s.statelessTemplate;
+  });
+
+  it('is named billing-dedup-<stage>-stateless', () => {
+    expect(s.stateless.stackName).toBe('billing-dedup-dev-stateless');
+  });
+
+  describe('topics', () => {
+    it('cost-events is a FIFO topic; the others are standard', () => {
+      t.resourceCountIs('AWS::SNS::Topic', 4);
+      t.hasResourceProperties('AWS::SNS::Topic', {
+        TopicName: 'billing-dedup-dev-cost-events.fifo',
+        FifoTopic: true,
+        ContentBasedDeduplication: true,
+      });
+      for (const name of ['budget-alerts', 'notifications', 'ops']) {
+        t.hasResourceProperties('AWS::SNS::Topic', {
+          TopicName: `billing-dedup-dev-${name}`,
+          FifoTopic: Match.absent(),
+        });
+      }
+    });
+
+    it('every topic is encrypted with the customer managed messaging key (not alias/aws/sns)', () => {
+      for (const topic of Object.values(resourcesOfType(t, 'AWS::SNS::Topic'))) {
+        expect(importOf(topic.Properties?.KmsMasterKeyId)).toMatch(
+          /billing-dedup-dev-stateful:.*MessagingKey/,
+        );
+      }
+    });
+
+    it('every topic policy denies publishing without TLS', () => {
+      const policies = Object.values(resourcesOfType(t, 'AWS::SNS::TopicPolicy'));
+      expect(policies).toHaveLength(4);
+      for (const policy of policies) {
+        expect(statementsOf(policy)).toContainEqual(
+          expect.objectContaining({
+            Effect: 'Deny',
+            Principal: '*',
+            Action: 'sns:Publish',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        );
+      }
+    });
+
+    it('budget-alerts topic lets AWS Budgets and Cost Anomaly Detection publish, scoped to this account', () => {
+      const { resource } = onlyResource(t, 'AWS::SNS::TopicPolicy', {
+        Topics: [{ Ref: Match.stringLikeRegexp('^BudgetAlertsTopic') }],
+      });
+      const st = statementsOf(resource);
+      const budgets = st.find((x) =>
+        JSON.stringify(x.Principal).includes('budgets.amazonaws.com'),
+      )!;
+      expect(budgets).toMatchObject({ Effect: 'Allow', Action: 'sns:Publish' });
+      expect(budgets.Condition?.StringEquals).toEqual({
+        'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+      });
+      expect(JSON.stringify(budgets.Condition?.ArnLike?.['aws:SourceArn'])).toContain(':budgets::');
+      const costalerts = st.find((x) =>
+        JSON.stringify(x.Principal).includes('costalerts.amazonaws.com'),
+      )!;
+      expect(costalerts).toMatchObject({ Effect: 'Allow', Action: 'sns:Publish' });
+      expect(costalerts.Condition).toEqual({
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      });
+      // No other allow statements without configured producers.
+      expect(st.filter((x) => x.Effect === 'Allow')).toHaveLength(2);
+    });
+
+    it('ops topic lets only this stage’s CloudWatch alarms publish', () => {
+      const { resource } = onlyResource(t, 'AWS::SNS::TopicPolicy', {
+        Topics: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],
+      });
+      const allow = statementsOf(resource).filter((x) => x.Effect === 'Allow');
+      expect(allow).toHaveLength(1);
+      expect(allow[0].Principal).toEqual({ Service: 'cloudwatch.amazonaws.com' });
+      expect(JSON.stringify(allow[0].Condition)).toContain(':alarm:billing-dedup-dev-*');
+    });
+
+    it('cost-events and notifications topics allow nobody extra by default', () => {
+      for (const prefix of ['^CostEventsTopic', '^NotificationsTopic']) {
+        const { resource } = onlyResource(t, 'AWS::SNS::TopicPolicy', {
+          Topics: [{ Ref: Match.stringLikeRegexp(prefix) }],
+        });
+        expect(statementsOf(resource).filter((x) => x.Effect === 'Allow')).toHaveLength(0);
+      }
+    });
+  });
+
+  describe('queues', () => {
+    it('cost-events: FIFO queue with a FIFO DLQ, redrive after 5 receives, 14-day retention, visibility 185 s', () => {
+      const dlq = queueByName(t, 'billing-dedup-dev-cost-events-dlq.fifo');
+      expect(dlq.resource.Properties).toMatchObject({
+        FifoQueue: true,
+        MessageRetentionPeriod: 14 * 86400,
+      });
+      const q = queueByName(t, 'billing-dedup-dev-cost-events.fifo');
+      expect(q.resource.Properties).toMatchObject({
+        FifoQueue: true,
+        ContentBasedDeduplication: true,
+        DeduplicationScope: 'messageGroup',
+        FifoThroughputLimit: 'perMessageGroupId',
+        MessageRetentionPeriod: 14 * 86400,
+        VisibilityTimeout: 185,
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [dlq.id, 'Arn'] },
+          maxReceiveCount: 5,
+        },
+      });
+    });
+
+    it('budget-alerts: standard queue with a standard DLQ', () => {
+      const dlq = queueByName(t, 'billing-dedup-dev-budget-alerts-dlq');
+      expect(dlq.resource.Properties?.FifoQueue).toBeUndefined();
+      expect(dlq.resource.Properties?.MessageRetentionPeriod).toBe(14 * 86400);
+      const q = queueByName(t, 'billing-dedup-dev-budget-alerts');
+      expect(q.resource.Properties?.FifoQueue).toBeUndefined();
+      expect(q.resource.Properties).toMatchObject({
+        MessageRetentionPeriod: 14 * 86400,
+        VisibilityTimeout: 185,
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [dlq.id, 'Arn'] },
+          maxReceiveCount: 5,
+        },
+      });
+    });
+
+    it('visibility timeout ≥ 6 × function timeout + batching window on every source queue', () => {
+      for (const [queue, fn, window] of [
+        ['billing-dedup-dev-cost-events.fifo', 'billing-dedup-dev-cost-ledger', 0],
+        ['billing-dedup-dev-budget-alerts', 'billing-dedup-dev-budget-alerts', 5],
+      ] as const) {
+        const visibility = queueByName(t, queue).resource.Properties?.VisibilityTimeout as number;
+        const timeout = fnByName(t, fn).resource.Properties?.Timeout as number;
+        expect(timeout).toBe(30);
+        expect(visibility).toBeGreaterThanOrEqual(6 * timeout + window);
+      }
+    });
+
+    it('every queue is KMS-encrypted with the messaging key and denies non-TLS access', () => {
+      const queues = resourcesOfType(t, 'AWS::SQS::Queue');
+      expect(Object.keys(queues)).toHaveLength(4);
+      for (const q of Object.values(queues)) {
+        expect(importOf(q.Properties?.KmsMasterKeyId)).toMatch(/MessagingKey/);
+      }
+      const policies = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy'));
+      expect(policies).toHaveLength(4);
+      for (const p of policies) {
+        expect(statementsOf(p)).toContainEqual(
+          expect.objectContaining({
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 'sqs:*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        );
+      }
+    });
+
+    it('queues say which function consumes them', () => {
+      t.hasResourceProperties('AWS::SQS::Queue', {
+        QueueName: 'billing-dedup-dev-cost-events.fifo',
+        Tags: Match.arrayWith([
+          { Key: 'billing-dedup:consumer', Value: 'billing-dedup-dev-cost-ledger' },
+          { Key: 'billing-dedup:stream', Value: 'cost-events' },
+        ]),
+      });
+      t.hasResourceProperties('AWS::SQS::Queue', {
+        QueueName: 'billing-dedup-dev-budget-alerts',
+        Tags: Match.arrayWith([
+          { Key: 'billing-dedup:consumer', Value: 'billing-dedup-dev-budget-alerts' },
+        ]),
+      });
+    });
+  });
+
+  it('SNS → SQS subscriptions use raw message delivery and dead-letter undeliverable messages', () => {
+    const subs = Object.values(resourcesOfType(t, 'AWS::SNS::Subscription'));
+    expect(subs).toHaveLength(2);
+    for (const sub of subs) {
+      expect(sub.Properties).toMatchObject({
+        Protocol: 'sqs',
+        RawMessageDelivery: true,
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [expect.stringMatching(/DeadLetterQueue/), 'Arn'] },
+        },
+      });
+    }
+    t.hasResourceProperties('AWS::SNS::Subscription', {
+      TopicArn: { Ref: Match.stringLikeRegexp('^CostEventsTopic') },
+      Endpoint: { 'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-cost-events.fifo').id, 'Arn'] },
+    });
+    t.hasResourceProperties('AWS::SNS::Subscription', {
+      TopicArn: { Ref: Match.stringLikeRegexp('^BudgetAlertsTopic') },
+      Endpoint: { 'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-budget-alerts').id, 'Arn'] },
+    });
+  });
+
+  describe('consumers', () => {
+    it('run on the current Node.js runtime, ARM64, ESM bundle, explicit log group', () => {
+      t.resourceCountIs('AWS::Lambda::Function', 2);
+      t.allResourcesProperties('AWS::Lambda::Function', {
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Timeout: 30,
+        MemorySize: 512,
+        LoggingConfig: { LogGroup: { Ref: Match.stringLikeRegexp('LogGroup') } },
+      });
+      t.resourceCountIs('AWS::Logs::LogGroup', 2);
+      t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    });
+
+    it('cost-ledger gets exactly its environment', () => {
+      const env = (
+        fnByName(t, 'billing-dedup-dev-cost-ledger').resource.Properties?.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables;
+      expect(Object.keys(env).sort()).toEqual(COST_ENV_KEYS);
+      expect(env).toMatchObject({
+        QUEUE_KIND: 'fifo',
+        DEDUP_TTL_SECONDS: String(35 * 86400),
+        STREAM_NAME: 'cost-events',
+        MAX_CONCURRENCY: '8',
+        POWERTOOLS_SERVICE_NAME: 'billing-dedup-dev-cost-ledger',
+        POWERTOOLS_METRICS_NAMESPACE: 'BillingDedup',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+        DLQ_URL: { Ref: queueByName(t, 'billing-dedup-dev-cost-events-dlq.fifo').id },
+      });
+      expect(importOf(env.DEDUP_TABLE_NAME)).toMatch(/RefDedupTable/);
+      expect(importOf(env.LEDGER_TABLE_NAME)).toMatch(/RefLedgerTable/);
+    });
+
+    it('budget-alerts gets exactly its environment', () => {
+      const env = (
+        fnByName(t, 'billing-dedup-dev-budget-alerts').resource.Properties?.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables;
+      expect(Object.keys(env).sort()).toEqual(ALERT_ENV_KEYS);
+      expect(env).toMatchObject({
+        QUEUE_KIND: 'standard',
+        STREAM_NAME: 'budget-alerts',
+        POWERTOOLS_SERVICE_NAME: 'billing-dedup-dev-budget-alerts',
+        POWERTOOLS_METRICS_NAMESPACE: 'BillingDedup',
+        NOTIFICATIONS_TOPIC_ARN: { Ref: expect.stringMatching(/^NotificationsTopic/) },
+        DLQ_URL: { Ref: queueByName(t, 'billing-dedup-dev-budget-alerts-dlq').id },
+      });
+    });
+
+    it('event source mappings report batch item failures with the configured batching', () => {
+      t.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+      t.allResourcesProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BatchSize: 10,
+        ScalingConfig: { MaximumConcurrency: 10 },
+      });
+      // Lambda has no batching window on FIFO queues.
+      t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: {
+          'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-cost-events.fifo').id, 'Arn'],
+        },
+        MaximumBatchingWindowInSeconds: Match.absent(),
+      });
+      t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: {
+          'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-budget-alerts').id, 'Arn'],
+        },
+        MaximumBatchingWindowInSeconds: 5,
+      });
+    });
+  });
+
+  describe('IAM', () => {
+    const policyOf = (roleIdPrefix: string): Statement[] => {
+      const policies = t.findResources('AWS::IAM::Policy', {
+        Properties: { Roles: [{ Ref: Match.stringLikeRegexp(roleIdPrefix) }] },
+      });
+      expect(Object.keys(policies)).toHaveLength(1);
+      return statementsOf(Object.values(policies)[0]);
+    };
+
+    it('no statement uses a wildcard action on DynamoDB, SQS or SNS, nor "*" resources for them', () => {
+      for (const policy of Object.values(resourcesOfType(t, 'AWS::IAM::Policy'))) {
+        for (const st of statementsOf(policy)) {
+          const actions = actionsOf(st);
+          expect(actions).not.toContain('*');
+          const messaging = actions.filter((a) => /^(dynamodb|sqs|sns):/.test(a));
+          for (const a of messaging) expect(a).not.toMatch(/\*/);
+          if (messaging.length > 0) expect(JSON.stringify(st.Resource)).not.toMatch(/"\*"|:\*"/);
+        }
+      }
+    });
+
+    it('roles have no managed policies (log writing is scoped to the function’s own log group)', () => {
+      for (const role of Object.values(resourcesOfType(t, 'AWS::IAM::Role'))) {
+        expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
+      }
+    });
+
+    it('cost-ledger: exact table actions on exact tables, DLQ send, queue consumption', () => {
+      const st = policyOf('^CostEventsPipelineConsumerRole');
+      const bySid = (sid: string) => st.find((x) => x.Sid === sid)!;
+      expect(actionsOf(bySid('LedgerTableAccess')).sort()).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(importOf(bySid('LedgerTableAccess').Resource)).toMatch(/LedgerTable.*Arn/);
+      expect(actionsOf(bySid('DedupTableAccess')).sort()).toEqual([
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+      ]);
+      expect(importOf(bySid('DedupTableAccess').Resource)).toMatch(/DedupTable.*Arn/);
+      expect(bySid('ForwardPoisonMessagesToDlq')).toMatchObject({
+        Action: 'sqs:SendMessage',
+        Resource: {
+          'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-cost-events-dlq.fifo').id, 'Arn'],
+        },
+      });
+      expect(st).toContainEqual(
+        expect.objectContaining({
+          Action: expect.arrayContaining([
+            'sqs:ReceiveMessage',
+            'sqs:DeleteMessage',
+            'sqs:ChangeMessageVisibility',
+          ]),
+          Resource: {
+            'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-cost-events.fifo').id, 'Arn'],
+          },
+        }),
+      );
+      expect(bySid('UseTableKeyThroughDynamoDb').Condition).toBeDefined();
+      expect(st.some((x) => actionsOf(x).some((a) => a.startsWith('sns:')))).toBe(false);
+    });
+
+    it('budget-alerts: idempotency actions on the dedup table only, publish to notifications only', () => {
+      const st = policyOf('^BudgetAlertsPipelineConsumerRole');
+      const bySid = (sid: string) => st.find((x) => x.Sid === sid)!;
+      expect(actionsOf(bySid('DedupTableAccess')).sort()).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(importOf(bySid('DedupTableAccess').Resource)).toMatch(/DedupTable.*Arn/);
+      expect(bySid('PublishNotifications')).toMatchObject({
+        Action: 'sns:Publish',
+        Resource: { Ref: expect.stringMatching(/^NotificationsTopic/) },
+      });
+      expect(JSON.stringify(st)).not.toMatch(/LedgerTable/);
+      expect(bySid('ForwardPoisonMessagesToDlq')).toMatchObject({
+        Action: 'sqs:SendMessage',
+        Resource: {
+          'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-budget-alerts-dlq').id, 'Arn'],
+        },
+      });
+      // KMS for the encrypted DLQ/topic and for the tables.
+      expect(actionsOf(bySid('EncryptForDlq')).sort()).toEqual([
+        'kms:Decrypt',
+        'kms:GenerateDataKey',
+      ]);
+    });
+  });
+
+  describe('alarms and dashboard', () => {
+    it('has five alarms per stream, all notifying the ops topic', () => {
+      t.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+      t.allResourcesProperties('AWS::CloudWatch::Alarm', {
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],
+        OKActions: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmName: Match.stringLikeRegexp('^billing-dedup-dev-'),
+      });
+    });
+
+    it.each(['cost-events', 'budget-alerts'])(
+      '%s: DLQ ≥ 1, oldest message age, errors, throttles, conflicts',
+      (stream) => {
+        t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          AlarmName: `billing-dedup-dev-${stream}-dlq-not-empty`,
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Threshold: 1,
+        });
+        t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          AlarmName: `billing-dedup-dev-${stream}-oldest-message-age`,
+          MetricName: 'ApproximateAgeOfOldestMessage',
+          Threshold: 900,
+        });
+        t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          AlarmName: `billing-dedup-dev-${stream}-function-errors`,
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Threshold: 1,
+        });
+        t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          AlarmName: `billing-dedup-dev-${stream}-function-throttles`,
+          MetricName: 'Throttles',
+          Threshold: 1,
+        });
+      },
+    );
+
+    it('conflict alarm reads the EMF metric BillingDedup/conflict{service}', () => {
+      t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: 'billing-dedup-dev-cost-events-conflicts',
+        Namespace: 'BillingDedup',
+        MetricName: 'conflict',
+        Dimensions: [{ Name: 'service', Value: 'billing-dedup-dev-cost-ledger' }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    it('has one dashboard for the stage', () => {
+      t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+      t.hasResourceProperties('AWS::CloudWatch::Dashboard', {
+        DashboardName: 'billing-dedup-dev-operations',
+      });
+    });
+
+    it('the oldest-message threshold comes from config', () => {
+      synth({ oldestMessageAgeAlarmSeconds: '120' }).statelessTemplate.hasResourceProperties(
+        'AWS::CloudWatch::Alarm',
+        {
+          MetricName: 'ApproximateAgeOfOldestMessage',
+          Threshold: 120,
+        },
+      );
+    });
+  });
+
+  it('outputs every topic, queue, DLQ and function under stable ids, without exports', () => {
+    const outputs = t.toJSON().Outputs as Record<string, { Value: unknown; Export?: unknown }>;
+    const expected = [
+      'CostEventsTopicArn',
+      'CostEventsQueueUrl',
+      'CostEventsQueueArn',
+      'CostEventsDlqUrl',
+      'CostEventsDlqArn',
+      'CostEventsStreamKind',
+      'CostEventsConsumerFunctionName',
+      'BudgetAlertsTopicArn',
+      'BudgetAlertsQueueUrl',
+      'BudgetAlertsQueueArn',
+      'BudgetAlertsDlqUrl',
+      'BudgetAlertsDlqArn',
+      'BudgetAlertsConsumerFunctionName',
+      'NotificationsTopicArn',
+      'OpsTopicArn',
+      'DashboardName',
+      'Stage',
+    ];
+    expect(Object.keys(outputs).sort()).toEqual([...expected].sort());
+    for (const id of expected) expect(outputs[id].Export).toBeUndefined();
+    expect(outputs.CostEventsQueueUrl.Value).toEqual({
+      Ref: queueByName(t, 'billing-dedup-dev-cost-events.fifo').id,
+    });
+    expect(outputs.CostEventsStreamKind.Value).toBe('fifo');
+  });
+
+  it('tags resources with project and stage', () => {
+    for (const type of [
+      'AWS::SQS::Queue',
+      'AWS::SNS::Topic',
+      'AWS::Lambda::Function',
+      'AWS::IAM::Role',
+    ]) {
+      t.allResourcesProperties(type, {
+        Tags: Match.arrayWith([
+          { Key: 'project', Value: 'billing-dedup' },
+          { Key: 'stage', Value: 'dev' },
+        ]),
+      });
+    }
+  });
+});
+
+describe('stateless stack (costStreamKind=standard, producers, e-mails)', () => {
+  let t: Template;
+  beforeAll(() => {
+    t = synth({
+      stage: 'prod',
+      costStreamKind: 'standard',
+      costEventsPublishers: '111122223333,arn:aws:iam::444455556666:role/exporter',
+      budgetAlertsPublishers: '777788889999',
+      notificationEmails: 'finops@example.com',
+      opsEmails: 'oncall@example.com',
+    }).statelessTemplate;
+  });
+
+  it('moves the cost stream to a standard topic, queue and DLQ', () => {
+    t.hasResourceProperties('AWS::SNS::Topic', {
+      TopicName: 'billing-dedup-prod-cost-events',
+      FifoTopic: Match.absent(),
+    });
+    const q = queueByName(t, 'billing-dedup-prod-cost-events');
+    expect(q.resource.Properties?.FifoQueue).toBeUndefined();
+    expect(
+      queueByName(t, 'billing-dedup-prod-cost-events-dlq').resource.Properties?.FifoQueue,
+    ).toBeUndefined();
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [q.id, 'Arn'] },
+      MaximumBatchingWindowInSeconds: 5,
+    });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'billing-dedup-prod-cost-ledger',
+      Environment: { Variables: Match.objectLike({ QUEUE_KIND: 'standard' }) },
+    });
+  });
+
+  it('lets the configured producers publish', () => {
+    const cost = onlyResource(t, 'AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: Match.stringLikeRegexp('^CostEventsTopic') }],
+    });
+    const producers = statementsOf(cost.resource).find(
+      (x) => x.Sid === 'AllowPublishFromConfiguredProducers',
+    )!;
+    expect(producers).toMatchObject({ Effect: 'Allow', Action: 'sns:Publish' });
+    expect(JSON.stringify(producers.Principal)).toContain(':iam::111122223333:root');
+    expect(JSON.stringify(producers.Principal)).toContain(
+      'arn:aws:iam::444455556666:role/exporter',
+    );
+    const alerts = onlyResource(t, 'AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: Match.stringLikeRegexp('^BudgetAlertsTopic') }],
+    });
+    const alertProducers = statementsOf(alerts.resource).find(
+      (x) => x.Sid === 'AllowPublishFromConfiguredProducers',
+    )!;
+    expect(JSON.stringify(alertProducers.Principal)).toContain(':iam::777788889999:root');
+  });
+
+  it('subscribes the configured e-mail addresses', () => {
+    t.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'finops@example.com',
+      TopicArn: { Ref: Match.stringLikeRegexp('^NotificationsTopic') },
+    });
+    t.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: { Ref: Match.stringLikeRegexp('^OpsTopic') },
+    });
+  });
+
+  it('retains log groups outside dev', () => {
+    for (const lg of Object.values(resourcesOfType(t, 'AWS::Logs::LogGroup')))
+      expect(lg.DeletionPolicy).toBe('Retain');
+  });
+});
