@@ -8,7 +8,7 @@ import {
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import Big from 'big.js';
-import { formatDecimal } from '../core/decimal';
+import { addDecimals, formatDecimal } from '../core/decimal';
 import type { StoredCharge } from '../core/ledger-decision';
 import { billingPeriodOf, totalSortKey } from '../core/keys';
 import {
@@ -96,31 +96,39 @@ export class DynamoLedger implements LedgerPort {
   }
 
   async commit(commit: ChargeCommit): Promise<CommitResult> {
+    return this.transact([...this.claimAndCharge(commit), ...this.totalUpdates([commit])], true);
+  }
+
+  async commitGroup(commits: ChargeCommit[]): Promise<CommitResult> {
+    return this.transact(
+      [...commits.flatMap((commit) => this.claimAndCharge(commit)), ...this.totalUpdates(commits)],
+      false,
+    );
+  }
+
+  private async transact(items: TransactWriteItem[], single: boolean): Promise<CommitResult> {
     try {
-      await this.options.client.send(
-        new TransactWriteItemsCommand({ TransactItems: this.transactItems(commit) }),
-      );
+      await this.options.client.send(new TransactWriteItemsCommand({ TransactItems: items }));
       return 'committed';
     } catch (error) {
       if (error instanceof TransactionCanceledException) {
-        const [claim, charge, ...totals] = (error.CancellationReasons ?? []).map(
-          (reason) => reason.Code ?? 'None',
-        );
+        const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+        const [claim, charge, ...totals] = codes;
         if (
+          single &&
           claim === 'ConditionalCheckFailed' &&
           charge === 'None' &&
           totals.every((code) => code === 'None')
         ) {
           return 'claim-without-charge';
         }
-        if ([claim, charge, ...totals].some((code) => LOST_RACE_CODES.has(code)))
-          return 'lost-race';
+        if (codes.some((code) => LOST_RACE_CODES.has(code))) return 'lost-race';
       }
       throw error;
     }
   }
 
-  private transactItems(commit: ChargeCommit): TransactWriteItem[] {
+  private claimAndCharge(commit: ChargeCommit): TransactWriteItem[] {
     const nowMs = this.now();
     const nowSeconds = Math.floor(nowMs / 1000);
     const { event } = commit;
@@ -177,23 +185,47 @@ export class DynamoLedger implements LedgerPort {
           : { ConditionExpression: 'attribute_not_exists(pk)' }),
       },
     };
-    const totals: TransactWriteItem[] = commit.totals.map((change) => ({
+    return [claim, charge];
+  }
+
+  /** One ADD per partition and currency, whatever the number of charges behind it. */
+  private totalUpdates(commits: ChargeCommit[]): TransactWriteItem[] {
+    const sums = new Map<
+      string,
+      { commit: ChargeCommit; currency: string; delta: string; charges: number }
+    >();
+    for (const commit of commits) {
+      for (const change of commit.totals) {
+        const key = `${commit.ref.pk}\u0000${change.currency}`;
+        const sum = sums.get(key);
+        sums.set(
+          key,
+          sum
+            ? {
+                ...sum,
+                delta: addDecimals(sum.delta, change.delta),
+                charges: sum.charges + change.charges,
+              }
+            : { commit, currency: change.currency, delta: change.delta, charges: change.charges },
+        );
+      }
+    }
+    return [...sums.values()].map(({ commit, currency, delta, charges }) => ({
       Update: {
         TableName: this.options.ledgerTable,
-        Key: { pk: S(commit.ref.pk), sk: S(totalSortKey(change.currency)) },
+        Key: { pk: S(commit.ref.pk), sk: S(totalSortKey(currency)) },
         UpdateExpression:
           'ADD #total :delta, #charges :charges SET currency = :currency, tenant = :tenant, accountId = :account, period = :period',
         ExpressionAttributeNames: { '#total': 'total', '#charges': 'charges' },
         ExpressionAttributeValues: {
-          ':delta': N(change.delta),
-          ':charges': N(change.charges),
-          ':currency': S(change.currency),
-          ':tenant': S(event.tenant),
-          ':account': S(event.accountId),
-          ':period': S(billingPeriodOf(event)),
+          ':delta': N(delta),
+          ':charges': N(charges),
+          ':currency': S(currency),
+          ':tenant': S(commit.event.tenant),
+          ':account': S(commit.event.accountId),
+          ':period': S(billingPeriodOf(commit.event)),
         },
       },
     }));
-    return [claim, charge, ...totals];
   }
 }

@@ -1,26 +1,11 @@
 import { runBatch, type BatchItem, type BatchOutcome } from './batch';
+import { identityField, incomingOf, parseCharge, type ParsedCharge } from './charge';
 import { KeyedSerializer } from './concurrency';
-import { decodeRecord } from './envelope';
-import type { CostEvent } from './events';
-import { fail } from './errors';
-import { parseCostEvent } from './formats';
-import {
-  costClaimKey,
-  costContentHash,
-  costIdentity,
-  chargeSortKey,
-  ledgerPartitionKey,
-  type CostIdentity,
-} from './keys';
-import {
-  chargeAfter,
-  decideCharge,
-  type IncomingCharge,
-  type StoredCharge,
-} from './ledger-decision';
-import type { RecordResult } from './outcomes';
+import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';
+import type { Outcome, RecordResult } from './outcomes';
 import {
   refKey,
+  type ChargeCommit,
   type ChargeRef,
   type DeadLetterPort,
   type LedgerPort,
@@ -28,6 +13,8 @@ import {
   type SqsRecordInput,
 } from './ports';
 import { attempt } from './rejection';
+
+export { parseCharge } from './charge';
 
 export interface CostProcessorOptions {
   stream: string;
@@ -41,18 +28,13 @@ export interface CostProcessorOptions {
   pause?: (attempt: number) => Promise<void>;
 }
 
-interface ParsedCharge {
-  event: CostEvent;
-  contentHash: string;
-  identity: CostIdentity;
-  ref: ChargeRef;
-  claimKey: string;
-}
-
 interface PreparedRecord extends BatchItem {
   record: SqsRecordInput;
   parsed: { ok: true; value: ParsedCharge } | { ok: false; rejection: Rejection };
 }
+
+/** Records per grouped transaction: 25 × (claim + charge + up to 2 totals) stays within DynamoDB's 100 items. */
+const GROUP_LIMIT = 25;
 
 const jitteredPause = (attemptNumber: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attemptNumber));
@@ -61,36 +43,35 @@ const jitteredPause = (attemptNumber: number): Promise<void> =>
 const isPermanentWriteError = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ValidationException';
 
-const identityField = (identity: CostIdentity): string =>
-  identity.kind === 'event' ? 'eventId' : identity.kind === 'line-item' ? 'lineItemId' : '$';
-
-const MAX_PARTITION_KEY_BYTES = 2048;
-
-export const parseCharge = (stream: string, record: SqsRecordInput): ParsedCharge => {
-  const { event } = parseCostEvent(decodeRecord(record));
-  const contentHash = costContentHash(event);
-  const identity = costIdentity(event, contentHash);
-  const pk = ledgerPartitionKey(event);
-  if (Buffer.byteLength(pk, 'utf8') > MAX_PARTITION_KEY_BYTES) {
-    fail(
-      'invalid-field',
-      'accountId',
-      `tenant, account and period exceed DynamoDB's ${MAX_PARTITION_KEY_BYTES}-byte key limit`,
-    );
-  }
-  return {
-    event,
-    contentHash,
-    identity,
-    ref: { pk, sk: chargeSortKey(identity) },
-    claimKey: costClaimKey(stream, identity),
-  };
-};
+const commitOf = (
+  charge: ParsedCharge,
+  decision: ReturnType<typeof decideCharge>,
+): ChargeCommit | undefined =>
+  decision.outcome === 'applied' || decision.outcome === 'restated'
+    ? {
+        claimKey: charge.claimKey,
+        ref: charge.ref,
+        event: charge.event,
+        contentHash: charge.contentHash,
+        identity: {
+          kind: charge.identity.kind,
+          id: charge.identity.id,
+          version: charge.identity.version,
+        },
+        totals: decision.totals,
+        ...(decision.outcome === 'restated' ? { previous: decision.previous } : {}),
+      }
+    : undefined;
 
 /**
- * One batch of the cost stream: parse every record, pre-read every charge the batch touches in one call,
- * then decide and commit record by record. Copies of one charge in the batch run one after the other, so
- * the second sees the first's effect and is a duplicate without another round trip.
+ * One batch of the cost stream:
+ * 1. parse every record and pre-read every charge the batch touches (one BatchGetItem);
+ * 2. the first new or restated charge of each ledger item is committed together with the others in one
+ *    grouped transaction (claims + charges + summed totals), all or nothing;
+ * 3. everything else — duplicates, conflicts, later copies of a charge, and every record of a group that
+ *    did not commit — goes record by record: decide on what the ledger holds, commit claim + charge +
+ *    totals in one transaction, and on a lost race re-read and decide again.
+ * Copies of one charge run one after the other, so the second sees the first's effect in memory.
  */
 export const processCostBatch = async (
   records: readonly SqsRecordInput[],
@@ -104,16 +85,9 @@ export const processCostBatch = async (
     record,
     parsed: attempt(() => parseCharge(options.stream, record)),
   }));
-
-  const refs = new Map<string, ChargeRef>();
-  for (const item of prepared)
-    if (item.parsed.ok) refs.set(refKey(item.parsed.value.ref), item.parsed.value.ref);
-  let known: Map<string, StoredCharge | null>;
-  try {
-    known = refs.size > 0 ? await options.ledger.readCharges([...refs.values()]) : new Map();
-  } catch {
-    known = new Map();
-  }
+  const charges = prepared.flatMap((item) => (item.parsed.ok ? [item.parsed.value] : []));
+  const known = await preRead(options.ledger, charges);
+  const grouped = await commitGroups(options.ledger, charges, known);
 
   const storedCharge = async (ref: ChargeRef): Promise<StoredCharge | null> => {
     const key = refKey(ref);
@@ -122,66 +96,49 @@ export const processCostBatch = async (
   };
 
   const applyCharge = async (item: PreparedRecord, charge: ParsedCharge): Promise<RecordResult> => {
-    const key = refKey(charge.ref);
-    const incoming: IncomingCharge = {
-      identity: charge.identity,
-      contentHash: charge.contentHash,
-      amount: charge.event.amount,
-      currency: charge.event.currency,
-    };
-    const result = (outcome: RecordResult['outcome'], reason?: string): RecordResult => ({
+    const result = (outcome: Outcome, reason?: string): RecordResult => ({
       messageId: item.messageId,
       outcome,
       hash: charge.contentHash,
       ...(reason ? { reason } : {}),
     });
+    const groupedOutcome = grouped.get(charge);
+    if (groupedOutcome) return result(groupedOutcome);
+    const deadLetter = async (
+      code: Rejection['code'],
+      field: string,
+      reason: string,
+      outcome: Outcome,
+    ) => {
+      await options.deadLetters.send(item.record, { code, field, reason });
+      return result(outcome, reason);
+    };
+    const key = refKey(charge.ref);
     for (let attemptNumber = 1; attemptNumber <= maxAttempts; attemptNumber++) {
-      const stored = await storedCharge(charge.ref);
-      const decision = decideCharge(incoming, stored ?? undefined);
-      if (decision.outcome === 'duplicate' || decision.outcome === 'superseded')
-        return result(decision.outcome);
-      if (decision.outcome === 'conflict') {
-        await options.deadLetters.send(item.record, {
-          code: 'conflict',
-          field: identityField(charge.identity),
-          reason: decision.reason,
-        });
-        return result('conflict', decision.reason);
-      }
+      const decision = decideCharge(
+        incomingOf(charge),
+        (await storedCharge(charge.ref)) ?? undefined,
+      );
+      const commit = commitOf(charge, decision);
+      if (decision.outcome === 'conflict')
+        return deadLetter('conflict', identityField(charge.identity), decision.reason, 'conflict');
+      if (!commit) return result(decision.outcome);
       let committed;
       try {
-        committed = await options.ledger.commit({
-          claimKey: charge.claimKey,
-          ref: charge.ref,
-          event: charge.event,
-          contentHash: charge.contentHash,
-          identity: {
-            kind: charge.identity.kind,
-            id: charge.identity.id,
-            version: charge.identity.version,
-          },
-          totals: decision.totals,
-          ...(decision.outcome === 'restated' ? { previous: decision.previous } : {}),
-        });
+        committed = await options.ledger.commit(commit);
       } catch (error) {
         known.delete(key);
         if (!isPermanentWriteError(error)) throw error;
         const reason = `the ledger rejected the charge: ${(error as Error).message}`.slice(0, 500);
-        await options.deadLetters.send(item.record, { code: 'invalid-field', field: '$', reason });
-        return result('rejected', reason);
+        return deadLetter('invalid-field', '$', reason, 'rejected');
       }
       if (committed === 'committed') {
-        known.set(key, chargeAfter(incoming));
+        known.set(key, chargeAfter(incomingOf(charge)));
         return result(decision.outcome);
       }
       if (committed === 'claim-without-charge') {
         const reason = 'the dedup claim is held but the ledger has no matching charge';
-        await options.deadLetters.send(item.record, {
-          code: 'conflict',
-          field: identityField(charge.identity),
-          reason,
-        });
-        return result('conflict', reason);
+        return deadLetter('conflict', identityField(charge.identity), reason, 'conflict');
       }
       known.delete(key);
       await pause(attemptNumber);
@@ -206,4 +163,61 @@ export const processCostBatch = async (
       return serializer.run(refKey(charge.ref), () => applyCharge(item, charge));
     },
   });
+};
+
+/** Charges the batch touches, read at once; a failed pre-read leaves them unknown (read one by one later). */
+const preRead = async (
+  ledger: LedgerPort,
+  charges: ParsedCharge[],
+): Promise<Map<string, StoredCharge | null>> => {
+  const refs = new Map(charges.map((charge) => [refKey(charge.ref), charge.ref]));
+  if (refs.size === 0) return new Map();
+  try {
+    return await ledger.readCharges([...refs.values()]);
+  } catch {
+    return new Map();
+  }
+};
+
+/**
+ * Commits the first applied or restated record of each ledger item in grouped transactions. Returns the
+ * outcome of every record that committed; a group that fails for any reason leaves its records to the
+ * record-by-record path (and forgets what was read of them, in case the failure hid a commit).
+ */
+const commitGroups = async (
+  ledger: LedgerPort,
+  charges: ParsedCharge[],
+  known: Map<string, StoredCharge | null>,
+): Promise<Map<ParsedCharge, Outcome>> => {
+  const planned: { charge: ParsedCharge; commit: ChargeCommit; outcome: Outcome }[] = [];
+  const seen = new Set<string>();
+  for (const charge of charges) {
+    const key = refKey(charge.ref);
+    if (seen.has(key) || !known.has(key)) continue;
+    seen.add(key);
+    const decision = decideCharge(incomingOf(charge), known.get(key) ?? undefined);
+    const commit = commitOf(charge, decision);
+    if (commit) planned.push({ charge, commit, outcome: decision.outcome });
+  }
+  const outcomes = new Map<ParsedCharge, Outcome>();
+  if (planned.length < 2) return outcomes;
+  for (let start = 0; start < planned.length; start += GROUP_LIMIT) {
+    const group = planned.slice(start, start + GROUP_LIMIT);
+    let committed = false;
+    try {
+      committed = (await ledger.commitGroup(group.map((entry) => entry.commit))) === 'committed';
+    } catch {
+      committed = false;
+    }
+    for (const { charge, outcome } of group) {
+      const key = refKey(charge.ref);
+      if (committed) {
+        known.set(key, chargeAfter(incomingOf(charge)));
+        outcomes.set(charge, outcome);
+      } else {
+        known.delete(key);
+      }
+    }
+  }
+  return outcomes;
 };

@@ -52,6 +52,8 @@ export interface LedgerPort {
   readCharge(ref: ChargeRef): Promise<StoredCharge | null>;
   /** Claim + charge + totals in one transaction. Throws on transient errors. */
   commit(commit: ChargeCommit): Promise<CommitResult>;
+  /** Several commits (distinct charges) in one transaction, totals summed per partition and currency. */
+  commitGroup(commits: ChargeCommit[]): Promise<CommitResult>;
 }
 
 /** Publishes an alert at most once per key, across invocations. */

@@ -121,6 +121,23 @@ describe('cost ledger handler against DynamoDB Local', () => {
     expect(await totalsOf(account)).toEqual({ USD: { total: '12.3', charges: 1 } });
   });
 
+  it('commits a batch of new charges in one grouped transaction with one total update per currency', async () => {
+    const { handler } = await newHandler();
+    const account = 'acct-grouped';
+    const records = ['1.1', '2.2', '3.3', '4.4', '5.5', '6.6', '7.7', '8.8'].map((amount, index) =>
+      sqsRecord(costEvent({ accountId: account, amount, skuId: `sku-${index}` })),
+    );
+    records.push(sqsRecord(costEvent({ accountId: account, amount: '9.9', currency: 'EUR' })));
+    records.push(sqsRecord(costEvent({ accountId: account, amount: '1.1', skuId: 'sku-0' })));
+    const response = await handler(sqsEvent(records));
+    expect(response.batchItemFailures).toEqual([]);
+    expect(counter.snapshot()).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
+    expect(await totalsOf(account)).toEqual({
+      USD: { total: '39.6', charges: 8 },
+      EUR: { total: '9.9', charges: 1 },
+    });
+  });
+
   it('restates a line item by its delta with one pre-read and one transaction, even out of order', async () => {
     const { handler } = await newHandler();
     const account = 'acct-restate';
