@@ -33,6 +33,10 @@ export interface CostEvent {
   region?: string;
   invoiceId?: string;
   description?: string;
+  /** FOCUS PricingCategory, ChargeFrequency and CommitmentDiscountId: rows differing only here are different charges. */
+  pricingCategory?: string;
+  chargeFrequency?: string;
+  commitmentDiscountId?: string;
   amount: string;
   /** ISO 4217, upper-case. */
   currency: string;

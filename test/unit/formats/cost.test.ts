@@ -1,4 +1,6 @@
 /** Cost-event formats: normalization variants and rejections. */
+import { decodeRecord } from '../../../lambda/core/envelope';
+import { costContentHash } from '../../../lambda/core/keys';
 import { parseCostEvent } from '../../../lambda/core/formats';
 import { fixtureJson, fixtureText, record, rejectionOf } from './helpers';
 
@@ -443,5 +445,28 @@ describe('format detection', () => {
       source: 'gcp',
       accountId: 'billing-0A1B2C-3D4E5F',
     });
+  });
+});
+
+describe('FOCUS columns that tell charges apart', () => {
+  const row = {
+    ProviderName: 'AWS',
+    SubAccountId: '1',
+    ChargePeriodStart: '2026-11-01T00:00:00Z',
+    ChargeCategory: 'Usage',
+    BilledCost: '1',
+    BillingCurrency: 'USD',
+  };
+  const hash = (extra: Record<string, string>) =>
+    costContentHash(
+      parseCostEvent(decodeRecord({ body: JSON.stringify({ ...row, ...extra }) })).event,
+    );
+
+  it('keeps PricingCategory, ChargeFrequency and CommitmentDiscountId in the content', () => {
+    const reference = hash({});
+    expect(hash({ PricingCategory: 'Committed' })).not.toBe(reference);
+    expect(hash({ ChargeFrequency: 'Recurring' })).not.toBe(reference);
+    expect(hash({ CommitmentDiscountId: 'ri-1' })).not.toBe(reference);
+    expect(hash({ PricingCategory: 'committed' })).toBe(hash({ PricingCategory: 'Committed' }));
   });
 });
