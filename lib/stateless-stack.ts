@@ -222,45 +222,24 @@ export class StatelessStack extends Stack {
     out('Stage', stage, 'Deployment stage');
     out('CostEventsTopicArn', this.costEventsTopic.topicArn, 'Publish cost events here');
     out('CostEventsStreamKind', config.costStreamKind, 'fifo or standard');
-    out('CostEventsQueueUrl', this.costEvents.queue.queueUrl, 'Cost events source queue');
-    out('CostEventsQueueArn', this.costEvents.queue.queueArn, 'Cost events source queue ARN');
-    out(
-      'CostEventsDlqUrl',
-      this.costEvents.deadLetterQueue.queueUrl,
-      'Cost events dead-letter queue',
-    );
-    out(
-      'CostEventsDlqArn',
-      this.costEvents.deadLetterQueue.queueArn,
-      'Cost events dead-letter queue ARN',
-    );
-    out(
-      'CostEventsConsumerFunctionName',
-      this.costEvents.consumer.fn.functionName,
-      'Consumer of the cost events queue',
-    );
+    const streamOutputs = (prefix: string, label: string, pipeline: QueueConsumer) => {
+      out(`${prefix}QueueUrl`, pipeline.queue.queueUrl, `${label} source queue`);
+      out(`${prefix}QueueArn`, pipeline.queue.queueArn, `${label} source queue ARN`);
+      out(`${prefix}DlqUrl`, pipeline.deadLetterQueue.queueUrl, `${label} dead-letter queue`);
+      out(`${prefix}DlqArn`, pipeline.deadLetterQueue.queueArn, `${label} dead-letter queue ARN`);
+      out(
+        `${prefix}ConsumerFunctionName`,
+        pipeline.consumer.fn.functionName,
+        `Consumer of the ${label.toLowerCase()} queue`,
+      );
+    };
+    streamOutputs('CostEvents', 'Cost events', this.costEvents);
     out(
       'BudgetAlertsTopicArn',
       this.budgetAlertsTopic.topicArn,
       'Publish budget/anomaly alerts here (AWS Budgets, Cost Anomaly Detection)',
     );
-    out('BudgetAlertsQueueUrl', this.budgetAlerts.queue.queueUrl, 'Budget alerts source queue');
-    out('BudgetAlertsQueueArn', this.budgetAlerts.queue.queueArn, 'Budget alerts source queue ARN');
-    out(
-      'BudgetAlertsDlqUrl',
-      this.budgetAlerts.deadLetterQueue.queueUrl,
-      'Budget alerts dead-letter queue',
-    );
-    out(
-      'BudgetAlertsDlqArn',
-      this.budgetAlerts.deadLetterQueue.queueArn,
-      'Budget alerts dead-letter queue ARN',
-    );
-    out(
-      'BudgetAlertsConsumerFunctionName',
-      this.budgetAlerts.consumer.fn.functionName,
-      'Consumer of the budget alerts queue',
-    );
+    streamOutputs('BudgetAlerts', 'Budget alerts', this.budgetAlerts);
     out(
       'NotificationsTopicArn',
       this.notificationsTopic.topicArn,

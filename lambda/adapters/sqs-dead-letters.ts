@@ -65,3 +65,15 @@ export class SqsDeadLetters implements DeadLetterPort {
     );
   }
 }
+
+/** The DLQ of the stream a consumer's settings describe. */
+export const deadLettersFor = (
+  settings: { dlqUrl: string; fifo: boolean; stream: string },
+  client: SQSClient,
+): SqsDeadLetters =>
+  new SqsDeadLetters({
+    client,
+    queueUrl: settings.dlqUrl,
+    fifo: settings.fifo,
+    stream: settings.stream,
+  });

@@ -4,7 +4,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { consumerSettings, requiredSetting } from '../adapters/settings';
 import { SnsNotifier } from '../adapters/sns-notifier';
-import { SqsDeadLetters } from '../adapters/sqs-dead-letters';
+import { deadLettersFor } from '../adapters/sqs-dead-letters';
 import { createTelemetry, reportBatch } from '../adapters/telemetry';
 import { processAlertBatch } from '../core/alert-processor';
 
@@ -32,12 +32,7 @@ export const createBudgetAlertsHandler = (
     stream: settings.stream,
     ttlSeconds: settings.ttlSeconds,
   });
-  const deadLetters = new SqsDeadLetters({
-    client: clients.sqs,
-    queueUrl: settings.dlqUrl,
-    fifo: settings.fifo,
-    stream: settings.stream,
-  });
+  const deadLetters = deadLettersFor(settings, clients.sqs);
   const telemetry = createTelemetry(env);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     notifier.useContext(context);

@@ -3,7 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoLedger } from '../adapters/dynamo-ledger';
 import { consumerSettings, requiredSetting } from '../adapters/settings';
-import { SqsDeadLetters } from '../adapters/sqs-dead-letters';
+import { deadLettersFor } from '../adapters/sqs-dead-letters';
 import { createTelemetry, reportBatch } from '../adapters/telemetry';
 import { processCostBatch } from '../core/cost-processor';
 
@@ -25,12 +25,7 @@ export const createCostLedgerHandler = (
     stream: settings.stream,
     ttlSeconds: settings.ttlSeconds,
   });
-  const deadLetters = new SqsDeadLetters({
-    client: clients.sqs,
-    queueUrl: settings.dlqUrl,
-    fifo: settings.fifo,
-    stream: settings.stream,
-  });
+  const deadLetters = deadLettersFor(settings, clients.sqs);
   const telemetry = createTelemetry(env);
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const outcome = await processCostBatch(event.Records, { ...settings, ledger, deadLetters });

@@ -3,19 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { outcomeMetric } from './consumer-alarms';
 import { QueueConsumer } from './queue-consumer';
-
-/** Outcomes the consumers count (DESIGN.md §6). */
-export const OUTCOMES = [
-  'applied',
-  'restated',
-  'duplicate',
-  'superseded',
-  'conflict',
-  'observed',
-  'notified',
-  'rejected',
-  'failed',
-] as const;
+import { OUTCOMES } from '../../lambda/core/outcomes';
 
 export interface OpsDashboardProps {
   readonly dashboardName: string;
