@@ -54,7 +54,11 @@ export const costClaimKey = (stream: string, identity: CostIdentity): string =>
 
 /** Ledger partition of a charge: tenant, account and billing period (FOCUS BillingPeriodStart, else charge start). */
 export const ledgerPartitionKey = (event: CostEvent): string =>
-  `TENANT#${event.tenant}#ACCOUNT#${event.accountId}#PERIOD#${billingPeriodOf(event)}`;
+  ledgerPartitionKeyOf(event.tenant, event.accountId, billingPeriodOf(event));
+
+/** The ledger partition of a tenant, account and `yyyy-mm` period (statements read it). */
+export const ledgerPartitionKeyOf = (tenant: string, accountId: string, period: string): string =>
+  `TENANT#${tenant}#ACCOUNT#${accountId}#PERIOD#${period}`;
 
 export const billingPeriodOf = (event: CostEvent): string =>
   (event.billingPeriodStart ?? event.chargePeriodStart).slice(0, 7);
