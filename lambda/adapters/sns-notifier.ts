@@ -1,12 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { alertMessage } from '../core/alert-message';
 import type { AlertEvent } from '../core/events';
 import type { NotifierPort } from '../core/ports';
+
+const COMPLETION_ATTEMPTS = 6;
+
+/**
+ * Marking a claim COMPLETED happens after the publish. If that write gives up (throttling outlasting
+ * the SDK's own retries), the claim stays IN_PROGRESS, its lease expires and the next delivery
+ * publishes again; so this write gets a longer, jittered retry than the SDK default.
+ */
+class CompletionRetryingPersistenceLayer extends DynamoDBPersistenceLayer {
+  protected override async _updateRecord(record: IdempotencyRecord): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await super._updateRecord(record);
+      } catch (error) {
+        if (attempt >= COMPLETION_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+      }
+    }
+  }
+}
 
 export interface SnsNotifierOptions {
   sns: SNSClient;
@@ -32,7 +53,7 @@ export class SnsNotifier implements NotifierPort {
 
   constructor(options: SnsNotifierOptions) {
     this.config = new IdempotencyConfig({ expiresAfterSeconds: options.ttlSeconds });
-    const persistenceStore = new DynamoDBPersistenceLayer({
+    const persistenceStore = new CompletionRetryingPersistenceLayer({
       tableName: options.dedupTable,
       keyAttr: 'pk',
       expiryAttr: 'expiresAt',

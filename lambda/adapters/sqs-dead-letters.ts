@@ -3,7 +3,9 @@ import {
   type MessageAttributeValue,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DeadLetterPort, Rejection, SqsRecordInput } from '../core/ports';
+import { DeadLettersOnce } from './dead-letters-once';
 
 export interface SqsDeadLettersOptions {
   client: SQSClient;
@@ -66,14 +68,28 @@ export class SqsDeadLetters implements DeadLetterPort {
   }
 }
 
-/** The DLQ of the stream a consumer's settings describe. */
+/** The DLQ of the stream a consumer's settings describe, forwarding each SQS message once. */
 export const deadLettersFor = (
-  settings: { dlqUrl: string; fifo: boolean; stream: string },
-  client: SQSClient,
-): SqsDeadLetters =>
-  new SqsDeadLetters({
-    client,
-    queueUrl: settings.dlqUrl,
-    fifo: settings.fifo,
-    stream: settings.stream,
-  });
+  settings: {
+    dlqUrl: string;
+    fifo: boolean;
+    stream: string;
+    dedupTable: string;
+    ttlSeconds: number;
+  },
+  clients: { sqs: SQSClient; dynamo: DynamoDBClient },
+): DeadLetterPort =>
+  new DeadLettersOnce(
+    new SqsDeadLetters({
+      client: clients.sqs,
+      queueUrl: settings.dlqUrl,
+      fifo: settings.fifo,
+      stream: settings.stream,
+    }),
+    {
+      client: clients.dynamo,
+      dedupTable: settings.dedupTable,
+      stream: settings.stream,
+      ttlSeconds: settings.ttlSeconds,
+    },
+  );

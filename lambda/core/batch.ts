@@ -23,6 +23,9 @@ export interface BatchOutcome {
   batchItemFailures: BatchItemFailure[];
 }
 
+/** Sees every batch's per-record outcomes (the local runtime counts them; Lambda does not need it). */
+export type BatchObserver = (outcome: BatchOutcome) => void;
+
 const failedResult = (messageId: string, reason: string): RecordResult => ({
   messageId,
   outcome: 'failed',

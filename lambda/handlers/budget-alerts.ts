@@ -6,6 +6,7 @@ import { consumerSettings, requiredSetting } from '../adapters/settings';
 import { SnsNotifier } from '../adapters/sns-notifier';
 import { deadLettersFor } from '../adapters/sqs-dead-letters';
 import { createTelemetry, reportBatch } from '../adapters/telemetry';
+import type { BatchObserver } from '../core/batch';
 import { processAlertBatch } from '../core/alert-processor';
 
 export interface BudgetAlertsClients {
@@ -22,6 +23,7 @@ export const createBudgetAlertsHandler = (
     sqs: new SQSClient({}),
     sns: new SNSClient({}),
   },
+  observe?: BatchObserver,
 ) => {
   const settings = consumerSettings(env);
   const notifier = new SnsNotifier({
@@ -32,12 +34,13 @@ export const createBudgetAlertsHandler = (
     stream: settings.stream,
     ttlSeconds: settings.ttlSeconds,
   });
-  const deadLetters = deadLettersFor(settings, clients.sqs);
+  const deadLetters = deadLettersFor(settings, clients);
   const telemetry = createTelemetry(env);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     notifier.useContext(context);
     const outcome = await processAlertBatch(event.Records, { ...settings, notifier, deadLetters });
     reportBatch(telemetry, settings.stream, outcome);
+    observe?.(outcome);
     return { batchItemFailures: outcome.batchItemFailures };
   };
 };

@@ -5,6 +5,7 @@ import { DynamoLedger } from '../adapters/dynamo-ledger';
 import { consumerSettings, requiredSetting } from '../adapters/settings';
 import { deadLettersFor } from '../adapters/sqs-dead-letters';
 import { createTelemetry, reportBatch } from '../adapters/telemetry';
+import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
 
 export interface CostLedgerClients {
@@ -16,6 +17,7 @@ export interface CostLedgerClients {
 export const createCostLedgerHandler = (
   env: NodeJS.ProcessEnv = process.env,
   clients: CostLedgerClients = { dynamo: new DynamoDBClient({}), sqs: new SQSClient({}) },
+  observe?: BatchObserver,
 ) => {
   const settings = consumerSettings(env);
   const ledger = new DynamoLedger({
@@ -25,11 +27,12 @@ export const createCostLedgerHandler = (
     stream: settings.stream,
     ttlSeconds: settings.ttlSeconds,
   });
-  const deadLetters = deadLettersFor(settings, clients.sqs);
+  const deadLetters = deadLettersFor(settings, clients);
   const telemetry = createTelemetry(env);
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const outcome = await processCostBatch(event.Records, { ...settings, ledger, deadLetters });
     reportBatch(telemetry, settings.stream, outcome);
+    observe?.(outcome);
     return { batchItemFailures: outcome.batchItemFailures };
   };
 };

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import {
   CreateTableCommand,
   DynamoDBClient,
@@ -7,11 +6,8 @@ import {
   type ServiceInputTypes,
   type ServiceOutputTypes,
 } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { InitializeMiddleware } from '@smithy/types';
-import { createSqsServer } from 'local-aws-sqs';
 import { LOCAL_CREDENTIALS } from './dynamodb-local';
-import { freePort } from './free-port';
 
 const REGION = 'us-east-1';
 
@@ -106,30 +102,5 @@ export const createLedgerTables = async (client: DynamoDBClient): Promise<Ledger
   return { dedupTable, ledgerTable };
 };
 
-export interface LocalSqs {
-  endpoint: string;
-  client: SQSClient;
-  createQueue(name: string, attributes?: Record<string, string>): Promise<string>;
-  stop(): Promise<void>;
-}
-
-/** The local-aws-sqs emulator on a free loopback port. */
-export const startLocalSqs = async (): Promise<LocalSqs> => {
-  const port = await freePort();
-  const server: Server = await createSqsServer({ port, hostname: '127.0.0.1', region: REGION });
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new SQSClient({ endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
-  return {
-    endpoint,
-    client,
-    createQueue: async (name, attributes) =>
-      (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes })))
-        .QueueUrl as string,
-    stop: () =>
-      new Promise((resolve) => {
-        client.destroy();
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-  };
-};
+/** The SQS emulator moved to the local runtime (local/emulators.ts); re-exported for the tests. */
+export { startLocalSqs, type LocalSqs } from '../../local/emulators';

@@ -1,14 +1,2 @@
-import { createServer } from 'node:net';
-
-/** A loopback TCP port that was free a moment ago. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+/** Moved to the local runtime (local/emulators.ts); re-exported for the tests. */
+export { freePort } from '../../local/emulators';

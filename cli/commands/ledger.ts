@@ -1,0 +1,107 @@
+import { CliError, EXIT } from '../errors';
+import { json, plural, table } from '../format';
+import { readStatement, readTotals } from '../operations/ledger';
+import type { Session } from '../session';
+
+export interface LedgerFlags {
+  tenant: string;
+  account?: string;
+  period?: string;
+  json?: boolean;
+}
+
+const identity = (kind: string, id: string): string =>
+  `${kind}:${id.length > 28 ? `${id.slice(0, 27)}…` : id}`;
+
+/** `billing-dedup ledger`: a statement (tenant + account + period) or a totals listing (scan). */
+export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promise<number> => {
+  const table_ = await session.resources.ledgerTable();
+  const { dynamo } = session.clients;
+  const out = session.io.stdout;
+
+  if (!flags.account || !flags.period) {
+    const totals = await readTotals(dynamo, table_, {
+      tenant: flags.tenant,
+      ...(flags.account ? { accountId: flags.account } : {}),
+      ...(flags.period ? { period: flags.period } : {}),
+    });
+    if (flags.json) {
+      out.write(json({ table: table_, totals }));
+      return EXIT.ok;
+    }
+    out.write(
+      totals.length === 0
+        ? `No ledger totals for tenant ${flags.tenant}${flags.account ? ` account ${flags.account}` : ''}${flags.period ? ` period ${flags.period}` : ''}.\n`
+        : `${table(
+            ['tenant', 'account', 'period', 'currency', 'total', 'charges'],
+            totals.map((t) => [
+              t.tenant,
+              t.accountId,
+              t.period,
+              t.currency,
+              t.total,
+              String(t.charges),
+            ]),
+            ['left', 'left', 'left', 'left', 'right', 'right'],
+          )}\n(Totals only; pass --account and --period for the charges behind one of them.)\n`,
+    );
+    return EXIT.ok;
+  }
+
+  const statement = await readStatement(dynamo, table_, {
+    tenant: flags.tenant,
+    accountId: flags.account,
+    period: flags.period,
+  });
+  const inconsistent = statement.checks.filter((check) => !check.consistent);
+  if (flags.json) {
+    out.write(json({ table: table_, ...statement }));
+  } else {
+    const lines = [
+      `Ledger statement: tenant ${statement.tenant}, account ${statement.accountId}, period ${statement.period}`,
+      '',
+    ];
+    if (statement.totals.length === 0 && statement.charges.length === 0) {
+      lines.push('No charges booked for this tenant, account and period.');
+    } else {
+      lines.push(
+        table(
+          ['currency', 'total', 'charges'],
+          statement.totals.map((t) => [t.currency, t.total, String(t.charges)]),
+          ['left', 'right', 'right'],
+        ),
+        '',
+        `Charges (${statement.charges.length}):`,
+        table(
+          ['charge start', 'category', 'service', 'sku', 'identity', 'ver', 'amount', 'cur'],
+          statement.charges.map((c) => [
+            c.chargePeriodStart,
+            c.chargeClass ? `${c.chargeCategory}/${c.chargeClass}` : c.chargeCategory,
+            c.service ?? '',
+            c.skuId ?? '',
+            identity(c.identityKind, c.identityId),
+            c.version ? String(c.version) : '',
+            c.amount,
+            c.currency,
+          ]),
+          ['left', 'left', 'left', 'left', 'left', 'right', 'right', 'left'],
+        ),
+        '',
+        inconsistent.length === 0
+          ? `Check: the charges add up to every total (${plural(statement.checks.length, 'currency', 'currencies')}).`
+          : inconsistent
+              .map(
+                (c) =>
+                  `CHECK FAILED for ${c.currency}: ${c.charges} charges sum to ${c.chargesSum} but the total is ${c.total}`,
+              )
+              .join('\n'),
+      );
+    }
+    out.write(`${lines.join('\n')}\n`);
+  }
+  if (inconsistent.length > 0)
+    throw new CliError(
+      'Ledger totals and charges disagree: investigate before trusting this statement (see docs/operations.md)',
+    );
+  return EXIT.ok;
+};

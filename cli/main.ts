@@ -1,0 +1,293 @@
+/**
+ * `billing-dedup` operator CLI: argument parsing (commander) and the one place errors become exit codes.
+ * `run(argv, io, deps)` is the whole program as a function: tests call it with injected streams/clients.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { publishCommand } from './commands/publish';
+import { peekCommand, redriveCommand } from './commands/dlq';
+import { ledgerCommand } from './commands/ledger';
+import type { CliDeps, CliIo } from './context';
+import { describeError, EXIT } from './errors';
+import { STREAMS, type Stream } from './resources';
+import { openSession, type CommonFlags, type Session } from './session';
+
+const positiveNumber = (value: string): number => {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0)
+    throw new InvalidArgumentError('must be a positive number');
+  return number;
+};
+
+const positiveInteger = (value: string): number => {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1)
+    throw new InvalidArgumentError('must be a positive integer');
+  return number;
+};
+
+const nonNegativeInteger = (value: string): number => {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0)
+    throw new InvalidArgumentError('must be an integer ≥ 0');
+  return number;
+};
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+const streamOption = () =>
+  new Option('--stream <stream>', 'cost-events or budget-alerts').choices([...STREAMS]);
+
+/** Discovery and region flags every command has. */
+const withCommon = (command: Command): Command =>
+  command
+    .option(
+      '--stack <name>',
+      'stack name or stage prefix (billing-dedup-<stage>): reads its CloudFormation outputs',
+    )
+    .option(
+      '--outputs-file <file>',
+      'stack outputs of the local run (.local/stack-outputs.json; env BILLING_DEDUP_OUTPUTS_FILE)',
+    )
+    .option('--region <region>', 'AWS region (default: AWS_REGION / profile)');
+
+const commonFlags = (options: Record<string, unknown>): CommonFlags => {
+  const flags: CommonFlags = {};
+  for (const key of [
+    'stack',
+    'outputsFile',
+    'region',
+    'topic',
+    'queueUrl',
+    'dlqUrl',
+    'table',
+  ] as const) {
+    const value = options[key];
+    if (typeof value === 'string' && value !== '') flags[key] = value;
+  }
+  return flags;
+};
+
+export const buildProgram = (
+  io: CliIo,
+  deps: CliDeps,
+  setExit: (code: number) => void,
+): Command => {
+  const withSession = async (
+    options: Record<string, unknown>,
+    body: (session: Session) => Promise<number>,
+  ): Promise<void> => {
+    const session = openSession(commonFlags(options), io, deps);
+    try {
+      setExit(await body(session));
+    } finally {
+      session.close();
+    }
+  };
+
+  const program = new Command('billing-dedup')
+    .description(
+      'Operate billing-dedup: publish/replay billing events, inspect and redrive DLQs, read the ledger.',
+    )
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .helpCommand(true)
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ok, 1 operational error (AWS), 2 usage error, 3 publish finished with rejected lines.\n' +
+        'Credentials, region and endpoints come from the AWS default chain (AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL…).\n' +
+        'Docs: docs/operations.md',
+    );
+
+  withCommon(
+    program
+      .command('publish')
+      .description(
+        'Publish or replay a JSONL or FOCUS CSV file to the SNS topics (idempotent: replays change no total)',
+      )
+      .requiredOption(
+        '--input <file>',
+        'JSONL (bare messages or local-run lines) or CSV with a FOCUS header row',
+      )
+      .addOption(
+        new Option('--format <format>', 'input format (default: from the file extension)').choices([
+          'jsonl',
+          'csv',
+        ]),
+      )
+      .option('--topic <arn>', 'topic ARN for every message (instead of discovery)')
+      .addOption(streamOption().default('cost-events'))
+      .option('--rate <msgs>', 'at most this many messages per second', positiveNumber)
+      .option(
+        '--tenant <tenant>',
+        'set the "tenant" message attribute (FOCUS rows carry no tenant)',
+      )
+      .option('--attribute <name=value>', 'extra message attribute (repeatable)', collect)
+      .option(
+        '--strict',
+        'validate messages for standard topics too (rejected client-side instead of landing in the DLQ)',
+      )
+      .option('--no-progress', 'no progress display')
+      .option('--json', 'summary as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      publishCommand(
+        {
+          input: options.input as string,
+          format: options.format as string | undefined,
+          stream: options.stream as Stream,
+          rate: options.rate as number | undefined,
+          tenant: options.tenant as string | undefined,
+          attribute: options.attribute as string[] | undefined,
+          strict: options.strict === true,
+          json: options.json === true,
+          progress: options.progress !== false,
+        },
+        session,
+      ),
+    ),
+  );
+
+  const dlq = program.command('dlq').description('Inspect and redrive dead-letter queues');
+
+  withCommon(
+    dlq
+      .command('peek')
+      .description(
+        'Show DLQ messages with their rejection reason and receive count, without consuming them',
+      )
+      .addOption(streamOption())
+      .option('--dlq-url <url>', 'dead-letter queue URL (instead of discovery)')
+      .option(
+        '--max <n>',
+        'show at most n messages (each peek increments their receive count)',
+        positiveInteger,
+        10,
+      )
+      .option(
+        '--hold-seconds <s>',
+        'visibility timeout while peeking; released right after',
+        nonNegativeInteger,
+        30,
+      )
+      .option('--json', 'messages as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      peekCommand(
+        {
+          stream: options.stream as Stream | undefined,
+          max: options.max as number,
+          holdSeconds: options.holdSeconds as number,
+          json: options.json === true,
+        },
+        session,
+      ),
+    ),
+  );
+
+  withCommon(
+    dlq
+      .command('redrive')
+      .description(
+        'Move DLQ messages back to the source queue (SQS message move task) and wait until done',
+      )
+      .addOption(streamOption())
+      .option('--dlq-url <url>', 'dead-letter queue URL (instead of discovery)')
+      .option(
+        '--queue-url <url>',
+        'source queue URL to move to (default: from the stack, else the DLQ’s source)',
+      )
+      .option('--dry-run', 'show how many messages would move and why they are there; move nothing')
+      .option(
+        '--sample <n>',
+        'dry run: messages sampled for the reason breakdown',
+        nonNegativeInteger,
+        100,
+      )
+      .option(
+        '--max-per-second <n>',
+        'move rate limit (1-500; default: SQS adaptive)',
+        positiveInteger,
+      )
+      .option('--no-progress', 'no progress display')
+      .option('--json', 'result as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      redriveCommand(
+        {
+          stream: options.stream as Stream | undefined,
+          dryRun: options.dryRun === true,
+          sample: options.sample as number,
+          maxPerSecond: options.maxPerSecond as number | undefined,
+          json: options.json === true,
+          progress: options.progress !== false,
+        },
+        session,
+      ),
+    ),
+  );
+
+  withCommon(
+    program
+      .command('ledger')
+      .description(
+        'Ledger statement: totals per currency and the charges behind them (exact decimals)',
+      )
+      .option('--tenant <tenant>', 'tenant', 'default')
+      .option('--account <id>', 'account id (with --period: a full statement)')
+      .option('--period <yyyy-mm>', 'billing period')
+      .option('--table <name>', 'ledger table name (instead of discovery)')
+      .option('--json', 'statement as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      ledgerCommand(
+        {
+          tenant: options.tenant as string,
+          account: options.account as string | undefined,
+          period: options.period as string | undefined,
+          json: options.json === true,
+        },
+        session,
+      ),
+    ),
+  );
+
+  return program;
+};
+
+/** The CLI as a function: parses `argv` (without node and script), returns the exit code. */
+export const run = async (argv: string[], io: CliIo, deps: CliDeps = {}): Promise<number> => {
+  let exitCode: number = EXIT.ok;
+  const program = buildProgram(io, deps, (code) => {
+    exitCode = code;
+  });
+  try {
+    if (argv.length === 0) {
+      program.outputHelp({ error: true });
+      return EXIT.usage;
+    }
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code))
+        return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return EXIT.usage; // commander already printed the message
+    }
+    const { message, exitCode: code } = describeError(error);
+    io.stderr.write(`billing-dedup: ${message}\n`);
+    return code;
+  }
+};
+
+/** Entry point of cli/bin.js. */
+export const main = async (argv = process.argv.slice(2)): Promise<number> =>
+  run(argv, {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  });

@@ -1,0 +1,227 @@
+/**
+ * Resource discovery. Precedence: explicit flags (--topic, --queue-url, --dlq-url, --table) > the local run's
+ * outputs file (--outputs-file / BILLING_DEDUP_OUTPUTS_FILE) > CloudFormation stack outputs (--stack).
+ * Discovery is lazy: a command whose resources are all explicit never calls CloudFormation.
+ *
+ * `--stack NAME`:
+ * - NAME ends in `-stateful` / `-stateless`: that stack must exist; its sibling is read too when it exists
+ *   (the ledger table lives in the stateful stack, queues and topics in the stateless one);
+ * - otherwise NAME is a stage prefix (`billing-dedup-dev`): `NAME-stateful` and `NAME-stateless` are read;
+ *   when neither exists, NAME itself is tried (a single-stack deployment). Nothing found → "unknown stack".
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CliError, UsageError } from './errors';
+
+export const STREAMS = ['cost-events', 'budget-alerts'] as const;
+export type Stream = (typeof STREAMS)[number];
+
+export const isStream = (value: unknown): value is Stream =>
+  typeof value === 'string' && (STREAMS as readonly string[]).includes(value);
+
+/** CfnOutput ids of lib/stateless-stack.ts and lib/stateful-stack.ts. */
+export const OUTPUT_KEYS = {
+  'cost-events': {
+    topicArn: 'CostEventsTopicArn',
+    queueUrl: 'CostEventsQueueUrl',
+    dlqUrl: 'CostEventsDlqUrl',
+  },
+  'budget-alerts': {
+    topicArn: 'BudgetAlertsTopicArn',
+    queueUrl: 'BudgetAlertsQueueUrl',
+    dlqUrl: 'BudgetAlertsDlqUrl',
+  },
+  ledgerTable: 'LedgerTableName',
+} as const;
+
+export interface ResourceFlags {
+  stack?: string;
+  outputsFile?: string;
+  topic?: string;
+  queueUrl?: string;
+  dlqUrl?: string;
+  table?: string;
+}
+
+export interface DiscoveredOutputs {
+  outputs: Record<string, string>;
+  /** Where they came from, for messages: stack names or the outputs file path. */
+  origin: string;
+}
+
+export interface LocalEndpoints {
+  sqs?: string;
+  dynamodb?: string;
+  sns?: string;
+}
+
+export interface OutputsFile extends DiscoveredOutputs {
+  endpoints: LocalEndpoints;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const stagePrefix = (name: string): string => name.replace(/-(stateful|stateless)$/, '');
+
+/** `.local/stack-outputs.json` of the local run: `{ "<stack>": {OutputKey: value}, "endpoints": {…} }`. */
+export const readOutputsFile = (path: string, stack?: string): OutputsFile => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : String(error);
+    throw new UsageError(
+      `Cannot read outputs file ${path} (${reason}): start the local run (npm start) or fix --outputs-file`,
+    );
+  }
+  if (!isRecord(parsed))
+    throw new UsageError(`Outputs file ${path} is not a JSON object of stack outputs`);
+  const endpoints: LocalEndpoints = {};
+  if (isRecord(parsed.endpoints)) {
+    for (const service of ['sqs', 'dynamodb', 'sns'] as const) {
+      const value = parsed.endpoints[service];
+      if (typeof value === 'string' && value) endpoints[service] = value;
+    }
+  }
+  const stacks = Object.entries(parsed).filter(
+    ([name, value]) => name !== 'endpoints' && isRecord(value),
+  ) as [string, Record<string, unknown>][];
+  const wanted = stack
+    ? stacks.filter(([name]) => name === stack || stagePrefix(name) === stagePrefix(stack))
+    : stacks;
+  if (stack && wanted.length === 0) {
+    throw new UsageError(
+      `Outputs file ${path} has no stack ${stack} (it has ${stacks.map(([n]) => n).join(', ') || 'none'}): fix --stack or drop it`,
+    );
+  }
+  const outputs: Record<string, string> = {};
+  for (const [, values] of wanted)
+    for (const [key, value] of Object.entries(values))
+      if (typeof value === 'string') outputs[key] = value;
+  return { outputs, origin: path, endpoints };
+};
+
+const describeOne = async (
+  cfn: CloudFormationClient,
+  name: string,
+): Promise<Record<string, string> | undefined> => {
+  try {
+    const result = await cfn.send(new DescribeStacksCommand({ StackName: name }));
+    const stack = result.Stacks?.[0];
+    if (!stack) return undefined;
+    return Object.fromEntries(
+      (stack.Outputs ?? [])
+        .filter((output) => output.OutputKey && output.OutputValue !== undefined)
+        .map((output) => [output.OutputKey as string, output.OutputValue as string]),
+    );
+  } catch (error) {
+    const e = error as { name?: string; message?: string };
+    if (e.name === 'ValidationError' && /does not exist/i.test(e.message ?? '')) return undefined;
+    throw error;
+  }
+};
+
+const regionOf = async (cfn: CloudFormationClient): Promise<string> => {
+  try {
+    return await cfn.config.region();
+  } catch {
+    return 'the configured region';
+  }
+};
+
+/** Stack outputs by stack name or stage prefix (see the module comment). */
+export const describeStackOutputs = async (
+  cfn: CloudFormationClient,
+  name: string,
+): Promise<DiscoveredOutputs> => {
+  const suffixed = /-(stateful|stateless)$/.exec(name);
+  const tried: string[] = [];
+  const found: [string, Record<string, string>][] = [];
+  const read = async (stackName: string) => {
+    tried.push(stackName);
+    const outputs = await describeOne(cfn, stackName);
+    if (outputs) found.push([stackName, outputs]);
+    return outputs;
+  };
+  if (suffixed) {
+    if (await read(name)) {
+      const sibling = `${stagePrefix(name)}-${suffixed[1] === 'stateful' ? 'stateless' : 'stateful'}`;
+      await read(sibling);
+    }
+  } else {
+    await read(`${name}-stateful`);
+    await read(`${name}-stateless`);
+    if (found.length === 0) await read(name);
+  }
+  if (found.length === 0) {
+    throw new CliError(
+      `Stack ${name} not found in ${await regionOf(cfn)} (tried ${tried.join(', ')}): ` +
+        'pass a deployed stack name or stage prefix (e.g. billing-dedup-dev) to --stack and check AWS_REGION / --region',
+    );
+  }
+  return {
+    outputs: Object.assign({}, ...found.map(([, outputs]) => outputs)) as Record<string, string>,
+    origin: found.map(([stackName]) => stackName).join(' + '),
+  };
+};
+
+/** Resolves the resources a command needs; each getter names the flag that fixes a miss. */
+export class Resources {
+  private discovered?: Promise<DiscoveredOutputs | undefined>;
+
+  constructor(
+    readonly flags: ResourceFlags,
+    private readonly discover: () => Promise<DiscoveredOutputs | undefined>,
+  ) {}
+
+  private outputs(): Promise<DiscoveredOutputs | undefined> {
+    return (this.discovered ??= this.discover());
+  }
+
+  private async lookup(key: string, flag: string, what: string): Promise<string> {
+    const discovered = await this.outputs();
+    const value = discovered?.outputs[key];
+    if (value) return value;
+    if (!discovered)
+      throw new UsageError(`No ${what}: pass ${flag}, --stack <name> or --outputs-file <file>`);
+    throw new UsageError(
+      `${discovered.origin} has no output ${key} (${what}): pass ${flag}, or point --stack at a deployed billing-dedup stage`,
+    );
+  }
+
+  async topicArn(stream: Stream): Promise<string> {
+    return (
+      this.flags.topic ??
+      this.lookup(OUTPUT_KEYS[stream].topicArn, '--topic', `${stream} topic ARN`)
+    );
+  }
+
+  async queueUrl(stream: Stream): Promise<string> {
+    return (
+      this.flags.queueUrl ??
+      this.lookup(OUTPUT_KEYS[stream].queueUrl, '--queue-url', `${stream} source queue URL`)
+    );
+  }
+
+  /** The source queue is optional for a redrive (SQS can find it from the DLQ): undefined when unknown. */
+  async optionalQueueUrl(stream: Stream): Promise<string | undefined> {
+    if (this.flags.queueUrl) return this.flags.queueUrl;
+    if (this.flags.dlqUrl && !this.flags.stack && !this.flags.outputsFile) return undefined;
+    return (await this.outputs())?.outputs[OUTPUT_KEYS[stream].queueUrl];
+  }
+
+  async dlqUrl(stream: Stream): Promise<string> {
+    return (
+      this.flags.dlqUrl ??
+      this.lookup(OUTPUT_KEYS[stream].dlqUrl, '--dlq-url', `${stream} dead-letter queue URL`)
+    );
+  }
+
+  async ledgerTable(): Promise<string> {
+    return this.flags.table ?? this.lookup(OUTPUT_KEYS.ledgerTable, '--table', 'ledger table name');
+  }
+}
+
+export const resolvePath = (cwd: string, path: string): string => resolve(cwd, path);

@@ -1,0 +1,52 @@
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DeadLetterPort, Rejection, SqsRecordInput } from '../core/ports';
+
+export interface DeadLettersOnceOptions {
+  client: DynamoDBClient;
+  dedupTable: string;
+  stream: string;
+  ttlSeconds: number;
+  now?: () => number;
+}
+
+/**
+ * Forwards a message to the DLQ once per SQS message, even when the ack after forwarding is lost and
+ * the message comes back: a marker in the dedup table records the forward. The marker is written
+ * after the send, so a crash in between can at worst forward twice, never lose the message. A
+ * redriven message is a new SQS message (new MessageId) and is forwarded again if still poison.
+ */
+export class DeadLettersOnce implements DeadLetterPort {
+  constructor(
+    private readonly inner: DeadLetterPort,
+    private readonly options: DeadLettersOnceOptions,
+  ) {}
+
+  async send(record: SqsRecordInput, rejection: Rejection): Promise<void> {
+    const pk = `${this.options.stream}#dead-letter#${record.messageId}`;
+    const nowSeconds = Math.floor((this.options.now ?? Date.now)() / 1000);
+    const marker = await this.options.client.send(
+      new GetItemCommand({
+        TableName: this.options.dedupTable,
+        Key: { pk: { S: pk } },
+        ConsistentRead: true,
+      }),
+    );
+    if (Number(marker.Item?.expiresAt?.N ?? '0') >= nowSeconds) return;
+    await this.inner.send(record, rejection);
+    try {
+      await this.options.client.send(
+        new PutItemCommand({
+          TableName: this.options.dedupTable,
+          Item: {
+            pk: { S: pk },
+            expiresAt: { N: String(nowSeconds + this.options.ttlSeconds) },
+            status: { S: 'DEAD_LETTERED' },
+            rejectionCode: { S: rejection.code },
+          },
+        }),
+      );
+    } catch {
+      // The message is in the DLQ; without the marker a lost ack could only add a second copy there.
+    }
+  }
+}

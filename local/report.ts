@@ -1,0 +1,377 @@
+/**
+ * The run report (DESIGN §9 schema, plus the additive fields `redriven`, `verdict` and `run`), the
+ * verdict against the generator's ground truth, and the human-readable summary.
+ */
+import Big from 'big.js';
+import { formatDecimal } from '../lambda/core/decimal';
+import type { LedgerTotal } from '../lambda/adapters/ledger-reader';
+import { REJECTION_ATTRIBUTES } from '../lambda/adapters/sqs-dead-letters';
+import type { FaultKind, FaultRates } from './faults';
+import type { GroundTruth } from './generator';
+import type { InputProblem } from './input';
+import type { StreamStats } from './poller';
+import type { CapturedPublish } from './sns';
+
+export interface CostStreamReport {
+  applied: number;
+  restated: number;
+  duplicates: number;
+  superseded: number;
+  conflicts: number;
+  rejected: number;
+  retried: number;
+}
+
+export interface AlertStreamReport {
+  notified: number;
+  duplicates: number;
+  observed: number;
+  rejected: number;
+  retried: number;
+}
+
+export interface NotificationReport {
+  kind: string;
+  tenant: string;
+  accountId: string;
+  key: string;
+  subject: string;
+}
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface Verdict {
+  status: 'PASS' | 'FAIL';
+  /** One line: why. "no ground truth (input file)" for --input runs. */
+  summary: string;
+  checks: Check[];
+}
+
+export interface QueueSettings {
+  fifo: boolean;
+  batchSize: number;
+  maxBatchingWindowSeconds: number;
+  maxConcurrency: number;
+  functionTimeoutSeconds: number;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number | null;
+}
+
+export interface RunInfo {
+  mode: 'sample' | 'input';
+  seed: number;
+  faults: FaultRates;
+  injected: Record<FaultKind, number>;
+  durationMs: number;
+  /** Published messages per second, first publish to drained (redrive phase excluded). */
+  eventsPerSecond: number;
+  input?: { file: string; lines: number; skipped: InputProblem[] };
+  streams: Record<
+    string,
+    QueueSettings & {
+      lostAcks: number;
+      timeouts: number;
+      exhausted: number;
+      invocations: number;
+      emulatorDuplicates: number;
+      heldBack: number;
+      awaitExpired: number;
+    }
+  >;
+}
+
+export interface LocalReport {
+  published: number;
+  streams: Record<string, CostStreamReport | AlertStreamReport>;
+  broker: { deliveries: number; redeliveries: number; deduplicated: number };
+  deadLetters: Record<string, number>;
+  ledger: LedgerTotal[];
+  notifications: NotificationReport[];
+  redriven: Record<string, number>;
+  verdict: Verdict;
+  run: RunInfo;
+}
+
+export const COST_STREAM = 'cost-events';
+
+export const streamReport = (
+  stream: string,
+  stats: StreamStats,
+): CostStreamReport | AlertStreamReport => {
+  const o = stats.outcomes;
+  return stream === COST_STREAM
+    ? {
+        applied: o.applied,
+        restated: o.restated,
+        duplicates: o.duplicate,
+        superseded: o.superseded,
+        conflicts: o.conflict,
+        rejected: o.rejected,
+        retried: stats.retried,
+      }
+    : {
+        notified: o.notified,
+        duplicates: o.duplicate,
+        observed: o.observed,
+        rejected: o.rejected,
+        retried: stats.retried,
+      };
+};
+
+export const notificationOf = (publish: CapturedPublish): NotificationReport => ({
+  kind: publish.attributes.kind ?? '',
+  tenant: publish.attributes.tenant ?? '',
+  accountId: publish.attributes.accountId ?? '',
+  key: /Alert key: ([0-9a-f]+)/.exec(publish.message)?.[1] ?? '',
+  subject: publish.subject ?? '',
+});
+
+export interface DeadLetter {
+  body: string;
+  attributes: Record<string, string>;
+  /** Set by SQS on messages it moved after maxReceiveCount. */
+  deadLetterSource?: string;
+}
+
+const totalKey = (t: { tenant: string; accountId: string; period: string; currency: string }) =>
+  `${t.tenant}|${t.accountId}|${t.period}|${t.currency}`;
+
+const diffLedger = (expected: LedgerTotal[], actual: LedgerTotal[]): string[] => {
+  const want = new Map(expected.map((t) => [totalKey(t), t]));
+  const got = new Map(actual.map((t) => [totalKey(t), t]));
+  const problems: string[] = [];
+  for (const [key, t] of want) {
+    const a = got.get(key);
+    if (!a) problems.push(`${key}: missing (expected ${t.total} in ${t.charges} charges)`);
+    else if (a.total !== t.total || a.charges !== t.charges)
+      problems.push(
+        `${key}: ${a.total} in ${a.charges} charges, expected ${t.total} in ${t.charges}`,
+      );
+  }
+  for (const [key, a] of got)
+    if (!want.has(key))
+      problems.push(`${key}: unexpected total ${a.total} in ${a.charges} charges`);
+  return problems;
+};
+
+const line = (problems: string[], ok: string) =>
+  problems.length === 0
+    ? ok
+    : `${problems.length} problem(s): ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`;
+
+export const verdictAgainstTruth = (
+  truth: GroundTruth,
+  ledger: LedgerTotal[],
+  notifications: NotificationReport[],
+  deadLetters: Record<string, DeadLetter[]>,
+  settled: Check,
+): Verdict => {
+  const checks: Check[] = [settled];
+  const costDlq = deadLetters[COST_STREAM] ?? [];
+  // A conflict: whichever copy the ledger booked first wins; the other must be in the DLQ as a conflict.
+  const expected = truth.ledger.map((t) => ({ ...t }));
+  const conflictProblems: string[] = [];
+  for (const pair of truth.conflicts) {
+    const firstIn = costDlq.some((m) => m.body === pair.first.message);
+    const secondIn = costDlq.some((m) => m.body === pair.second.message);
+    if (firstIn === secondIn) {
+      conflictProblems.push(
+        `eventId conflict: ${firstIn ? 'both copies' : 'neither copy'} in the DLQ`,
+      );
+      continue;
+    }
+    if (firstIn) {
+      const entry = expected.find((t) => totalKey(t) === totalKey(pair.first.effect));
+      if (entry)
+        entry.total = formatDecimal(
+          new Big(entry.total).minus(pair.first.effect.amount).plus(pair.second.effect.amount),
+        );
+    }
+  }
+  checks.push({
+    name: 'ledger',
+    ok: conflictProblems.length === 0 && diffLedger(expected, ledger).length === 0,
+    detail: line(
+      [...conflictProblems, ...diffLedger(expected, ledger)],
+      `${ledger.length} totals equal the ground truth exactly`,
+    ),
+  });
+
+  const counts = new Map<string, number>();
+  for (const n of notifications) counts.set(n.key, (counts.get(n.key) ?? 0) + 1);
+  const notificationProblems = [
+    ...truth.notificationKeys
+      .filter((key) => !counts.has(key))
+      .map((key) => `missing ${key.slice(0, 12)}`),
+    ...[...counts.entries()]
+      .filter(([key]) => !truth.notificationKeys.includes(key))
+      .map(([key]) => `unexpected ${key.slice(0, 12)}`),
+    ...[...counts.entries()]
+      .filter(([, count]) => count > 1)
+      .map(([key, count]) => `${key.slice(0, 12)} published ${count}×`),
+  ];
+  checks.push({
+    name: 'notifications',
+    ok: notificationProblems.length === 0,
+    detail: line(
+      notificationProblems,
+      `${truth.notificationKeys.length} alerts notified exactly once each`,
+    ),
+  });
+
+  const dlqProblems: string[] = [];
+  let copies = 0;
+  for (const [stream, expectedCount] of Object.entries(truth.deadLetters)) {
+    const messages = deadLetters[stream] ?? [];
+    // The consumer forwards a poison message and then acks it; when that ack is lost the message comes
+    // back and is forwarded again (and a redrive turns each copy into a message of its own). Copies of
+    // one message (same body) count once; they are reported as copies.
+    const distinct = new Map<string, DeadLetter>();
+    for (const message of messages) {
+      if (distinct.has(message.body)) copies++;
+      else distinct.set(message.body, message);
+    }
+    if (distinct.size !== expectedCount)
+      dlqProblems.push(`${stream}: ${distinct.size} dead letters, expected ${expectedCount}`);
+    const bodies = new Set<string>();
+    for (const message of distinct.values()) {
+      if (!message.attributes[REJECTION_ATTRIBUTES.reason])
+        dlqProblems.push(
+          `${stream}: a dead letter without a rejection reason (${message.body.slice(0, 40)})`,
+        );
+      if (bodies.has(message.body))
+        dlqProblems.push(`${stream}: a message is in the DLQ twice (${message.body.slice(0, 40)})`);
+      bodies.add(message.body);
+    }
+  }
+  checks.push({
+    name: 'dead letters',
+    ok: dlqProblems.length === 0,
+    detail: line(
+      dlqProblems,
+      `only poison messages and conflicts, once each, with their reasons${copies > 0 ? ` (plus ${copies} cop${copies === 1 ? 'y' : 'ies'} of a forwarded message after lost acks)` : ''}`,
+    ),
+  });
+  const failed = checks.filter((check) => !check.ok);
+  return {
+    status: failed.length === 0 ? 'PASS' : 'FAIL',
+    summary:
+      failed.length === 0
+        ? 'ledger and notifications equal the ground truth exactly'
+        : failed.map((check) => `${check.name}: ${check.detail}`).join(' | '),
+    checks,
+  };
+};
+
+/** --input runs have no truth: they pass when every message ended settled. */
+export const verdictWithoutTruth = (
+  deadLetters: Record<string, DeadLetter[]>,
+  settled: Check,
+  skipped: InputProblem[],
+): Verdict => {
+  const unexplained = Object.entries(deadLetters).flatMap(([stream, messages]) =>
+    messages
+      .filter((m) => !m.attributes[REJECTION_ATTRIBUTES.reason] && !m.deadLetterSource)
+      .map((m) => `${stream}: ${m.body.slice(0, 40)}`),
+  );
+  const checks: Check[] = [
+    settled,
+    {
+      name: 'dead letters',
+      ok: unexplained.length === 0,
+      detail: line(
+        unexplained.map((u) => `no reason and no source: ${u}`),
+        'each has a rejection reason or exhausted its receives',
+      ),
+    },
+    {
+      name: 'input',
+      ok: skipped.length === 0,
+      detail:
+        skipped.length === 0
+          ? 'every line published'
+          : `${skipped.length} bad line(s) skipped (first: line ${skipped[0].line}: ${skipped[0].error})`,
+    },
+  ];
+  const failed = checks.filter((check) => !check.ok);
+  return {
+    status: failed.length === 0 ? 'PASS' : 'FAIL',
+    summary:
+      failed.length === 0
+        ? 'no ground truth (input file); every message settled'
+        : `no ground truth (input file); ${failed.map((check) => `${check.name}: ${check.detail}`).join(' | ')}`,
+    checks,
+  };
+};
+
+const table = (rows: string[][]): string => {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) =>
+          column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]),
+        )
+        .join('  '),
+    )
+    .join('\n');
+};
+
+export const summaryText = (report: LocalReport): string => {
+  const out: string[] = [];
+  const { run } = report;
+  out.push(
+    `billing-dedup local run — ${run.mode === 'sample' ? `sample (seed ${run.seed})` : `input ${run.input?.file}`}, faults ${Object.entries(
+      run.faults,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',')}`,
+  );
+  out.push(
+    `published ${report.published} in ${(run.durationMs / 1000).toFixed(1)} s (${run.eventsPerSecond.toFixed(0)} events/s end to end); deliveries ${report.broker.deliveries}, redeliveries ${report.broker.redeliveries}, deduplicated by the broker ${report.broker.deduplicated}`,
+  );
+  out.push(
+    `faults injected: ${Object.entries(run.injected)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  out.push('');
+  for (const [stream, counts] of Object.entries(report.streams)) {
+    const settings = run.streams[stream];
+    out.push(
+      `${stream} (${settings.fifo ? 'FIFO' : 'standard'}; batch ${settings.batchSize}, visibility ${settings.visibilityTimeoutSeconds} s in the template — compressed locally, maxReceiveCount ${settings.maxReceiveCount ?? 'none'}, timeout ${settings.functionTimeoutSeconds} s)`,
+    );
+    const entries = Object.entries(counts);
+    out.push(
+      table([
+        ['  outcome', ...entries.map(([name]) => name), 'dead letters', 'redriven'],
+        [
+          '  count',
+          ...entries.map(([, value]) => String(value)),
+          String(report.deadLetters[stream] ?? 0),
+          String(report.redriven[stream] ?? 0),
+        ],
+      ]),
+    );
+  }
+  out.push('');
+  const ledgerRows = report.ledger
+    .slice(0, 40)
+    .map((t) => [`  ${t.tenant}`, t.accountId, t.period, t.currency, t.total, String(t.charges)]);
+  out.push(`ledger: ${report.ledger.length} totals`);
+  if (ledgerRows.length > 0)
+    out.push(
+      table([['  tenant', 'account', 'period', 'currency', 'total', 'charges'], ...ledgerRows]),
+    );
+  if (report.ledger.length > 40) out.push(`  … ${report.ledger.length - 40} more (see --report)`);
+  out.push(`notifications: ${report.notifications.length}`);
+  out.push('');
+  for (const check of report.verdict.checks)
+    out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+  out.push(`verdict: ${report.verdict.status} — ${report.verdict.summary}`);
+  return out.join('\n');
+};

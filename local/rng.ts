@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+
+/** A seeded PRNG (mulberry32): deterministic streams for the sample generator and the fault plan. */
+export class Rng {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0 || 0x9e3779b9;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  int(minInclusive: number, maxInclusive: number): number {
+    return minInclusive + Math.floor(this.next() * (maxInclusive - minInclusive + 1));
+  }
+
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)];
+  }
+
+  shuffle<T>(items: T[]): T[] {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [items[i], items[j]] = [items[j], items[i]];
+    }
+    return items;
+  }
+
+  /** A v4-shaped UUID from this stream (deterministic). */
+  uuid(): string {
+    const hex = Array.from({ length: 32 }, () => Math.floor(this.next() * 16).toString(16)).join(
+      '',
+    );
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  }
+}
+
+/** A deterministic draw in [0, 1) from a seed and a key: the same key always gets the same number. */
+export const keyedDraw = (seed: number, ...key: (string | number)[]): number => {
+  const digest = createHash('sha256')
+    .update(`${seed}\u0000${key.join('\u0000')}`)
+    .digest();
+  return digest.readUInt32BE(0) / 4294967296;
+};

@@ -1,0 +1,169 @@
+import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
+import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
+import { costEvent } from '../support/cost-events';
+import { sqsEvent, sqsRecord } from '../support/sqs-events';
+import { cli } from './helpers';
+
+let dynamo: DynamoDBClient;
+let tables: LedgerTables;
+const ACCOUNT = '400000000001';
+
+beforeAll(async () => {
+  dynamo = localDynamo();
+  tables = await createLedgerTables(dynamo);
+  const handler = createCostLedgerHandler(
+    {
+      STREAM_NAME: 'cost-events',
+      QUEUE_KIND: 'standard',
+      DLQ_URL: 'http://unused.invalid/dlq',
+      DEDUP_TABLE_NAME: tables.dedupTable,
+      LEDGER_TABLE_NAME: tables.ledgerTable,
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    },
+    { dynamo, sqs: new SQSClient({ region: 'us-east-1' }) },
+  );
+  const events = [
+    costEvent({ accountId: ACCOUNT, eventId: 'a', amount: '0.1' }),
+    costEvent({ accountId: ACCOUNT, eventId: 'b', amount: 0.2 }),
+    costEvent({ accountId: ACCOUNT, lineItemId: 'li-1', version: 1, amount: '10' }),
+    costEvent({ accountId: ACCOUNT, eventId: 'c', amount: '4.608', currency: 'EUR' }),
+    costEvent({ accountId: '400000000002', eventId: 'd', amount: '99.99' }),
+  ];
+  for (const event of events)
+    expect((await handler(sqsEvent([sqsRecord(event)]))).batchItemFailures).toEqual([]);
+  const restated = costEvent({
+    accountId: ACCOUNT,
+    lineItemId: 'li-1',
+    version: 2,
+    amount: '12.50',
+  });
+  expect((await handler(sqsEvent([sqsRecord(restated)]))).batchItemFailures).toEqual([]);
+});
+
+afterAll(() => dynamo.destroy());
+
+const deps = () => ({ clients: { dynamo } });
+
+describe('ledger', () => {
+  it('prints exact totals per currency and the charges behind them', async () => {
+    const result = await cli(
+      [
+        'ledger',
+        '--table',
+        tables.ledgerTable,
+        '--tenant',
+        'ACME',
+        '--account',
+        ACCOUNT,
+        '--period',
+        '2026-11',
+      ],
+      deps(),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `Ledger statement: tenant acme, account ${ACCOUNT}, period 2026-11`,
+    );
+    expect(result.stdout).toMatch(/^EUR\s+4\.608\s+1$/m);
+    expect(result.stdout).toMatch(/^USD\s+12\.8\s+3$/m); // 0.1 + 0.2 + 12.50 (restated from 10), no float noise
+    expect(result.stdout).toContain('Charges (4):');
+    expect(result.stdout).toMatch(/line-item:li-1\s+2\s+12\.5\s+USD/);
+    expect(result.stdout).toContain('Check: the charges add up to every total (2 currencies).');
+  });
+
+  it('--json gives machines the same exact strings', async () => {
+    const result = await cli(
+      [
+        'ledger',
+        '--table',
+        tables.ledgerTable,
+        '--tenant',
+        'acme',
+        '--account',
+        ACCOUNT,
+        '--period',
+        '2026-11',
+        '--json',
+      ],
+      deps(),
+    );
+    const statement = JSON.parse(result.stdout);
+    expect(statement.partitionKey).toBe(`TENANT#acme#ACCOUNT#${ACCOUNT}#PERIOD#2026-11`);
+    expect(
+      statement.totals.map((t: { currency: string; total: string }) => [t.currency, t.total]),
+    ).toEqual([
+      ['EUR', '4.608'],
+      ['USD', '12.8'],
+    ]);
+    expect(statement.charges).toHaveLength(4);
+    expect(statement.checks.every((c: { consistent: boolean }) => c.consistent)).toBe(true);
+  });
+
+  it('without --account/--period lists the matching totals', async () => {
+    const result = await cli(
+      ['ledger', '--table', tables.ledgerTable, '--tenant', 'acme', '--period', '2026-11'],
+      deps(),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/acme\s+400000000002\s+2026-11\s+USD\s+99\.99\s+1/);
+    expect(result.stdout).toMatch(
+      new RegExp(`acme\\s+${ACCOUNT}\\s+2026-11\\s+USD\\s+12\\.8\\s+3`),
+    );
+  });
+
+  it('an empty statement and a bad period', async () => {
+    const empty = await cli(
+      ['ledger', '--table', tables.ledgerTable, '--account', ACCOUNT, '--period', '2026-10'],
+      deps(),
+    );
+    expect(empty.stdout).toContain('No charges booked');
+    const bad = await cli(
+      ['ledger', '--table', tables.ledgerTable, '--account', ACCOUNT, '--period', '2026-13'],
+      deps(),
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('billing-dedup: --period must be yyyy-mm (got "2026-13")\n');
+  });
+
+  it('a total its charges do not explain fails the check (exit 1)', async () => {
+    await dynamo.send(
+      new PutItemCommand({
+        TableName: tables.ledgerTable,
+        Item: {
+          pk: { S: 'TENANT#acme#ACCOUNT#400000000009#PERIOD#2026-11' },
+          sk: { S: 'TOTAL#GBP' },
+          total: { N: '5' },
+          charges: { N: '1' },
+          currency: { S: 'GBP' },
+        },
+      }),
+    );
+    const result = await cli(
+      [
+        'ledger',
+        '--table',
+        tables.ledgerTable,
+        '--tenant',
+        'acme',
+        '--account',
+        '400000000009',
+        '--period',
+        '2026-11',
+      ],
+      deps(),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('CHECK FAILED for GBP: 0 charges sum to 0 but the total is 5');
+  });
+
+  it('a missing table names the flag', async () => {
+    const result = await cli(
+      ['ledger', '--table', 'no-such-table', '--account', ACCOUNT, '--period', '2026-11'],
+      deps(),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^billing-dedup: Ledger table not found .*--table/);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * The local runtime end to end, in-process: the synthesized stack, the real handlers, faults, and the
+ * verdict against the generator's ground truth.
+ */
+import { REJECTION_ATTRIBUTES } from '../../lambda/adapters/sqs-dead-letters';
+import { DEFAULT_SAMPLE_FAULTS } from '../../local/faults';
+import { generateSample } from '../../local/generator';
+import type { RecordEvent } from '../../local/poller';
+import { runLocal } from '../../local/runtime';
+
+const quiet = { outputsFile: false as const, handlerLogFile: false as const };
+
+describe('npm start (in-process)', () => {
+  it('runs the default sample with light faults and passes its verdict exactly; poison ends in the DLQ once, with its reason', async () => {
+    const sample = generateSample({ seed: 42 });
+    const result = await runLocal({ ...quiet, seed: 42, faults: DEFAULT_SAMPLE_FAULTS });
+    const { report } = result;
+    expect(report.verdict).toMatchObject({ status: 'PASS' });
+    expect(result.exitCode).toBe(0);
+    expect(report.published).toBe(sample.messages.length);
+    expect(report.published).toBeGreaterThan(1500);
+    expect(report.ledger).toEqual(sample.truth.ledger);
+    expect(report.notifications.map((n) => n.key).sort()).toEqual(sample.truth.notificationKeys);
+    expect(report.run.injected['ack-loss']).toBeGreaterThan(0);
+    expect(report.broker.redeliveries).toBeGreaterThan(0);
+    expect(report.broker.deduplicated).toBeGreaterThan(0);
+    expect(report.streams['cost-events']).toMatchObject({ conflicts: 3 });
+
+    const poison = sample.messages.filter((m) => m.note === 'poison');
+    for (const message of poison) {
+      const copies = result.deadLetters[message.topic].filter(
+        (dead) => dead.body === message.message,
+      );
+      expect(copies.length).toBeGreaterThanOrEqual(1);
+      // More than one copy only when the ack after forwarding was lost: still one source message.
+      expect(
+        new Set(copies.map((dead) => dead.attributes[REJECTION_ATTRIBUTES.sourceMessageId])).size,
+      ).toBe(1);
+      expect(copies[0].attributes[REJECTION_ATTRIBUTES.reason]).toBeTruthy();
+      expect(copies[0].attributes[REJECTION_ATTRIBUTES.code]).toMatch(
+        /malformed-body|unknown-format|missing-field|invalid-field/,
+      );
+    }
+  }, 150_000);
+
+  it('a record that keeps failing reaches the DLQ after maxReceiveCount receives, and nothing else is lost', async () => {
+    const sample = generateSample({ seed: 7, chargesPerAccountMonth: 8 });
+    const doomed = {
+      tenant: 'acme',
+      source: 'aws',
+      eventId: 'evt-doomed',
+      // Its own account, so its own FIFO message group: in a shared group, the records behind it are
+      // returned unprocessed with it on every attempt and exhaust their receives too (real FIFO behaviour).
+      accountId: '299999999999',
+      chargePeriodStart: '2026-11-20T10:00:00Z',
+      chargeCategory: 'usage',
+      resourceId: 'doomed-resource',
+      amount: '99.5',
+      currency: 'USD',
+    };
+    const doomedText = JSON.stringify(doomed);
+    sample.messages.splice(Math.floor(sample.messages.length / 3), 0, {
+      topic: 'cost-events',
+      message: doomedText,
+      note: 'doomed',
+    });
+    const deliveries: RecordEvent[] = [];
+    const result = await runLocal({
+      ...quiet,
+      seed: 7,
+      sample,
+      faults: { 'ack-loss': 0.05, throttle: 0, timeout: 0 },
+      permanentThrottle: ({ commandName, input }) =>
+        commandName === 'TransactWriteItemsCommand' &&
+        JSON.stringify(input).includes('doomed-resource'),
+      onRecord: (event) => deliveries.push(event),
+    });
+    const { report } = result;
+    const checks = Object.fromEntries(report.verdict.checks.map((check) => [check.name, check]));
+    // The doomed charge is the only difference from the truth: its amount never reached the ledger.
+    expect(checks.ledger.ok).toBe(true);
+    expect(checks.notifications.ok).toBe(true);
+    expect(checks.settled.ok).toBe(true);
+    const doomedDeliveries = deliveries.filter((event) => event.body === doomedText);
+    expect(doomedDeliveries.map((event) => event.receiveCount)).toEqual([1, 2, 3, 4, 5]);
+    expect(doomedDeliveries.every((event) => event.outcome === 'failed')).toBe(true);
+    const dead = result.deadLetters['cost-events'].filter((message) => message.body === doomedText);
+    expect(dead).toHaveLength(1);
+    expect(dead[0].deadLetterSource).toMatch(/billing-dedup-dev-cost-events\.fifo$/);
+    expect(report.run.streams['cost-events'].exhausted).toBe(1);
+    // Everything else (its message group included) went on: the ledger equals the truth without it.
+    expect(report.ledger).toEqual(sample.truth.ledger);
+  }, 120_000);
+});
