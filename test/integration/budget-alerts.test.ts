@@ -117,6 +117,37 @@ describe('budget alerts handler against DynamoDB Local', () => {
     expect(snsMock.commandCalls(PublishCommand)).toHaveLength(1);
   });
 
+  it('a throttled COMPLETED write after the publish is retried, so a later delivery does not publish again', async () => {
+    let throttledUpdates = 4;
+    const flakyDynamo = localDynamo({
+      middleware: (next, context) => async (args) => {
+        if (context.commandName === 'UpdateItemCommand' && throttledUpdates > 0) {
+          throttledUpdates--;
+          throw Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException' });
+        }
+        return next(args);
+      },
+    });
+    const handler = createBudgetAlertsHandler(
+      {
+        STREAM_NAME: 'budget-alerts',
+        DLQ_URL: await sqs.createQueue('alerts-dlq-completion'),
+        DEDUP_TABLE_NAME: tables.dedupTable,
+        NOTIFICATIONS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:notifications',
+      },
+      { dynamo: flakyDynamo, sqs: sqs.client, sns },
+    );
+    const message = gcp({ alertThresholdExceeded: 0.5 });
+    const deliver = () =>
+      handler(sqsEvent([sqsRecord(message.body, { attributes: message.attributes })]), lambdaContext(50));
+    expect((await deliver()).batchItemFailures).toEqual([]);
+    expect(throttledUpdates).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await deliver()).batchItemFailures).toEqual([]);
+    expect(snsMock.commandCalls(PublishCommand)).toHaveLength(1);
+    flakyDynamo.destroy();
+  });
+
   it('a failed publish releases the claim: the retry publishes', async () => {
     const handler = await newHandler();
     const record = sqsRecord(gcp({ alertThresholdExceeded: 1.0 }).body, {

@@ -295,6 +295,16 @@ describe('cost ledger handler against DynamoDB Local', () => {
     expect(await totalsOf('acct-poison')).toEqual({ USD: { total: '3', charges: 1 } });
   });
 
+  it('a poison message redelivered after a lost ack is forwarded to the DLQ once', async () => {
+    const { handler, dlqUrl } = await newHandler();
+    const poison = sqsRecord('{"accountId": "1", "amount": "NaN?", "currency": "USD"}');
+    const redelivered = { ...poison, attributes: { ...poison.attributes, ApproximateReceiveCount: '2' } };
+    expect((await handler(sqsEvent([poison]))).batchItemFailures).toEqual([]);
+    expect((await handler(sqsEvent([redelivered]))).batchItemFailures).toEqual([]);
+    const messages = await drainDlq(dlqUrl);
+    expect(messages.map((message) => message.Body)).toEqual([poison.body]);
+  });
+
   it('a poison message whose DLQ send fails is reported as a batch item failure, not lost', async () => {
     const handler = createCostLedgerHandler(
       {
