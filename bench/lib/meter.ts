@@ -1,0 +1,267 @@
+/**
+ * One SDK middleware, applied identically to both implementations' DynamoDB clients:
+ *   - counts commands by operation;
+ *   - injects `ReturnConsumedCapacity: 'TOTAL'` into every command input at the initialize step and sums
+ *     the `ConsumedCapacity` DynamoDB Local reports ("reported");
+ *   - computes the billed capacity from the documented rules ("billed"), because DynamoDB Local reports
+ *     nothing for failed conditional writes / cancelled transactions and under-counts BatchGetItem misses;
+ *   - journals committed ADDs to TOTAL items (for ./verify.ts);
+ *   - injects crashes: after the k-th successful write of an invocation the "process dies" — that
+ *     response and every later call of that invocation throw, and nothing more reaches DynamoDB.
+ */
+import {
+  DynamoDBClient,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+} from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { InitializeMiddleware } from '@smithy/types';
+import { addClauses, type ChargePutEntry, type JournalUnit, type TotalChangeEntry } from './verify';
+
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+const WRITES = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+]);
+const WITH_CAPACITY = new Set([...READS, ...WRITES]);
+
+export class Meter {
+  readonly requests = new Map<string, number>();
+  reportedRcu = 0;
+  reportedWcu = 0;
+  billedRcu = 0;
+  billedWcu = 0;
+  failedConditionalWrites = 0;
+  cancelledTransactions = 0;
+  /** Part of billedWcu that comes from cancelled transactions (the uncertain part of the model). */
+  cancelledTransactionWcu = 0;
+  readonly journal: JournalUnit[] = [];
+
+  count(operation: string): void {
+    this.requests.set(operation, (this.requests.get(operation) ?? 0) + 1);
+  }
+  totalRequests(): number {
+    return [...this.requests.values()].reduce((sum, n) => sum + n, 0);
+  }
+  byOperation(): Record<string, number> {
+    return Object.fromEntries([...this.requests.entries()].sort());
+  }
+}
+
+/** A crash of the invocation's process: injected, never a real error. */
+export class InjectedCrash extends Error {
+  constructor() {
+    super('injected crash: the process died');
+    this.name = 'InjectedCrash';
+  }
+}
+
+/** Per execution environment: its invocation's write count and whether the process is dead. */
+export interface FaultState {
+  writes: number;
+  crashAfterWrite?: number;
+  dead: boolean;
+}
+
+/** Approximate DynamoDB item size (attribute names + values), the basis of capacity units. */
+export const itemSize = (item: Record<string, AttributeValue> | undefined): number => {
+  if (!item) return 0;
+  const valueSize = (value: AttributeValue): number => {
+    if (value.S !== undefined) return Buffer.byteLength(value.S, 'utf8');
+    if (value.N !== undefined) return Math.ceil(value.N.replace(/[-.]/g, '').length / 2) + 1;
+    if (value.B !== undefined) return value.B.length;
+    if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+    if (value.SS) return value.SS.reduce((n, s) => n + Buffer.byteLength(s, 'utf8'), 0);
+    if (value.NS) return value.NS.reduce((n, s) => n + Math.ceil(s.length / 2) + 1, 0);
+    if (value.L) return 3 + value.L.reduce((n, v) => n + 1 + valueSize(v), 0);
+    if (value.M) return 3 + itemSize(value.M) + Object.keys(value.M).length;
+    return 1;
+  };
+  return Object.entries(item).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name, 'utf8') + valueSize(value),
+    0,
+  );
+};
+
+const writeUnits = (bytes: number): number => Math.max(1, Math.ceil(bytes / 1024));
+
+interface CapacityOutput {
+  ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+  Responses?: Record<string, unknown[]>;
+}
+
+type UpdateInput = {
+  TableName?: string;
+  Key?: Record<string, AttributeValue>;
+  UpdateExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, AttributeValue>;
+};
+
+type PutInput = { TableName?: string; Item?: Record<string, AttributeValue> };
+
+const totalChange = (
+  ledgerTable: string,
+  update: UpdateInput | undefined,
+): TotalChangeEntry | undefined => {
+  if (!update || update.TableName !== ledgerTable || !update.UpdateExpression) return undefined;
+  const sk = update.Key?.sk?.S ?? '';
+  if (!sk.startsWith('TOTAL#')) return undefined;
+  const adds = addClauses(update.UpdateExpression, update.ExpressionAttributeNames);
+  if (!adds.has('total')) return undefined;
+  const value = (name: string) => {
+    const placeholder = adds.get(name);
+    return placeholder ? (update.ExpressionAttributeValues?.[placeholder]?.N ?? '0') : '0';
+  };
+  return {
+    pk: update.Key?.pk?.S ?? '',
+    currency: sk.slice('TOTAL#'.length),
+    delta: value('total'),
+    charges: value('charges'),
+  };
+};
+
+const chargePut = (ledgerTable: string, put: PutInput | undefined): ChargePutEntry | undefined => {
+  const item = put?.Item;
+  if (!item || put?.TableName !== ledgerTable || !item.sk?.S?.startsWith('CHARGE#'))
+    return undefined;
+  return {
+    pk: item.pk?.S ?? '',
+    currency: item.currency?.S ?? '',
+    identityKind: item.identityKind?.S ?? '',
+    identityId: item.identityId?.S ?? '',
+    version: Number(item.version?.N ?? '0'),
+  };
+};
+
+const recordCommittedWrite = (
+  meter: Meter,
+  ledgerTable: string,
+  operation: string,
+  input: unknown,
+) => {
+  const defined = <T>(values: (T | undefined)[]): T[] =>
+    values.filter((v): v is T => v !== undefined);
+  let unit: JournalUnit | undefined;
+  if (operation === 'UpdateItem')
+    unit = { totals: defined([totalChange(ledgerTable, input as UpdateInput)]), puts: [] };
+  if (operation === 'TransactWriteItems') {
+    const items =
+      (input as { TransactItems?: { Update?: UpdateInput; Put?: PutInput }[] }).TransactItems ?? [];
+    unit = {
+      totals: defined(items.map((item) => totalChange(ledgerTable, item.Update))),
+      puts: defined(items.map((item) => chargePut(ledgerTable, item.Put))),
+    };
+  }
+  if (unit && unit.totals.length > 0) meter.journal.push(unit);
+};
+
+const billSuccess = (meter: Meter, operation: string, input: unknown, output: CapacityOutput) => {
+  const consumed = output.ConsumedCapacity;
+  const units = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce(
+    (sum, c) => sum + (c.CapacityUnits ?? 0),
+    0,
+  );
+  if (READS.has(operation)) {
+    meter.reportedRcu += units;
+    let billed = units;
+    if (operation === 'BatchGetItem') {
+      // Every requested key is a read (a miss still costs 1 RCU strongly consistent, 0.5 eventually
+      // consistent); DynamoDB Local only reports the items it found.
+      const requests =
+        (input as { RequestItems?: Record<string, { Keys?: unknown[]; ConsistentRead?: boolean }> })
+          .RequestItems ?? {};
+      let missing = 0;
+      for (const [table, request] of Object.entries(requests)) {
+        const misses = (request.Keys?.length ?? 0) - (output.Responses?.[table]?.length ?? 0);
+        missing += misses * (request.ConsistentRead ? 1 : 0.5);
+      }
+      billed += missing;
+    }
+    meter.billedRcu += billed;
+  } else if (WRITES.has(operation)) {
+    meter.reportedWcu += units;
+    meter.billedWcu += units;
+  }
+};
+
+const billFailure = (meter: Meter, operation: string, input: unknown, error: unknown) => {
+  const name = (error as { name?: string }).name;
+  if (name === 'ConditionalCheckFailedException' && WRITES.has(operation)) {
+    // A failed conditional write consumes WCU for the existing item's size (minimum 1).
+    meter.failedConditionalWrites++;
+    meter.billedWcu += writeUnits(
+      itemSize((error as { Item?: Record<string, AttributeValue> }).Item),
+    );
+  }
+  if (name === 'TransactionCanceledException' && operation === 'TransactWriteItems') {
+    // Assumption (upper bound): a cancelled transaction is billed like a committed one, 2 WCU per KB per item.
+    meter.cancelledTransactions++;
+    const items =
+      (input as { TransactItems?: { Put?: { Item?: Record<string, AttributeValue> } }[] })
+        .TransactItems ?? [];
+    const units = items.reduce((sum, item) => sum + 2 * writeUnits(itemSize(item.Put?.Item)), 0);
+    meter.billedWcu += units;
+    meter.cancelledTransactionWcu += units;
+  }
+};
+
+export const meteringMiddleware =
+  (
+    meter: Meter,
+    ledgerTable: () => string,
+    fault?: FaultState,
+  ): InitializeMiddleware<ServiceInputTypes, ServiceOutputTypes> =>
+  (next, context) =>
+  async (args) => {
+    if (fault?.dead) throw new InjectedCrash();
+    const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+    meter.count(operation);
+    const input = WITH_CAPACITY.has(operation)
+      ? { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' }
+      : args.input;
+    let result;
+    try {
+      result = await next({ ...args, input: input as ServiceInputTypes });
+    } catch (error) {
+      billFailure(meter, operation, input, error);
+      if (fault?.dead) throw new InjectedCrash();
+      throw error;
+    }
+    billSuccess(meter, operation, input, result.output as CapacityOutput);
+    if (WRITES.has(operation)) {
+      recordCommittedWrite(meter, ledgerTable(), operation, input);
+      if (fault) {
+        fault.writes++;
+        if (fault.crashAfterWrite !== undefined && fault.writes >= fault.crashAfterWrite)
+          fault.dead = true;
+      }
+    }
+    if (fault?.dead) throw new InjectedCrash();
+    return result;
+  };
+
+export const meteredDynamo = (
+  endpoint: string,
+  meter: Meter,
+  ledgerTable: () => string,
+  fault?: FaultState,
+): DynamoDBClient => {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  client.middlewareStack.add(meteringMiddleware(meter, ledgerTable, fault), {
+    step: 'initialize',
+    name: 'benchMeter',
+    priority: 'high',
+  });
+  return client;
+};

@@ -1,0 +1,338 @@
+/**
+ * `npm run bench [-- --events 20000 --reps 5 --crash-events 2000 --consumers 4 --seed N --out dir]`
+ *
+ * Ours (lambda/handlers/cost-ledger.ts) vs the Powertools baseline (bench/baseline/), side by side in one
+ * run against one DynamoDB Local that this script starts and stops. Writes latest.json, latest.md and
+ * latest.svg under bench/results/ (or --out). See docs/benchmarks.md for the method.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../test/support/dynamodb-local';
+import { measureBundles, ROOT } from './lib/bundle';
+import {
+  runImplementation,
+  type ImplementationName,
+  type QueueKind,
+  type RunOptions,
+  type RunResult,
+} from './lib/harness';
+import { measureKeyPath } from './lib/keypath';
+import {
+  computeGoals,
+  crashRow,
+  PRICING,
+  renderMarkdown,
+  renderSvg,
+  REPORT_SCHEMA,
+  summarize,
+  type CrashRow,
+  type Report,
+} from './lib/report';
+import { DEFAULT_WORKLOAD, generateWorkload } from './lib/workload';
+
+export interface BenchOptions {
+  events: number;
+  reps: number;
+  crashEvents: number;
+  crashRates: number[];
+  consumers: number;
+  seed: number;
+  out: string;
+  initSamples: number;
+  quiet: boolean;
+  /** Use this DynamoDB endpoint instead of starting (and stopping) a DynamoDB Local. */
+  endpoint?: string;
+}
+
+export const DEFAULTS: BenchOptions = {
+  events: 20_000,
+  reps: 5,
+  crashEvents: 1_000,
+  crashRates: [0.005, 0.05],
+  consumers: 4,
+  seed: DEFAULT_WORKLOAD.seed,
+  out: path.join(ROOT, 'bench', 'results'),
+  initSamples: 20,
+  quiet: false,
+};
+
+export const parseArgs = (argv: string[]): BenchOptions => {
+  const options = { ...DEFAULTS };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2);
+    const value = () => inline ?? argv[++i];
+    const integer = (name: string) => {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+      return n;
+    };
+    switch (flag) {
+      case '--events':
+        options.events = integer('--events');
+        break;
+      case '--reps':
+        options.reps = integer('--reps');
+        break;
+      case '--crash-events':
+        options.crashEvents = integer('--crash-events');
+        break;
+      case '--consumers':
+        options.consumers = integer('--consumers');
+        break;
+      case '--seed':
+        options.seed = integer('--seed');
+        break;
+      case '--init-samples':
+        options.initSamples = integer('--init-samples');
+        break;
+      case '--crash-rates':
+        options.crashRates = value().split(',').map(Number);
+        break;
+      case '--out':
+        options.out = path.resolve(value());
+        break;
+      case '--endpoint':
+        options.endpoint = value();
+        break;
+      case '--quiet':
+        options.quiet = true;
+        break;
+      default:
+        throw new Error(`unknown flag ${flag} (see bench/run.ts)`);
+    }
+  }
+  return options;
+};
+
+const machine = () => {
+  const cpuModel =
+    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ??
+    os.cpus()[0]?.model ??
+    'unknown';
+  let nproc = os.availableParallelism?.() ?? os.cpus().length;
+  let memory = `${Math.round(os.totalmem() / 2 ** 30)}Gi`;
+  try {
+    nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim());
+    memory = /Mem:\s+(\S+)/.exec(execFileSync('free', ['-h'], { encoding: 'utf8' }))?.[1] ?? memory;
+  } catch {
+    // not Linux: keep the os module's figures
+  }
+  return {
+    nproc,
+    memory,
+    cpuModel,
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+};
+
+const QUEUES: QueueKind[] = ['standard', 'fifo'];
+
+/** Generated files pass the repository's `prettier --check` (prettier is a dev dependency). */
+const formatted = async (text: string, parser: 'json' | 'markdown'): Promise<string> => {
+  try {
+    const prettier = await import('prettier');
+    const config = (await prettier.resolveConfig(path.join(ROOT, 'package.json'))) ?? {};
+    return await prettier.format(text, { ...config, parser });
+  } catch {
+    return text;
+  }
+};
+
+/** Rare crash rates get longer runs (up to 3×) so that some crashes actually happen. */
+export const crashEventsFor = (crashEvents: number, rate: number): number =>
+  Math.round(crashEvents * Math.min(3, Math.max(1, 0.05 / rate)));
+const IMPLEMENTATIONS: ImplementationName[] = ['ours', 'baseline'];
+const TIMING = {
+  leaseMs: 1000,
+  retryDelayMs: 250,
+  crashRedeliveryMs: 1200,
+  maxReceives: 25,
+  batchSize: 10,
+};
+
+export const runBench = async (options: BenchOptions): Promise<Report> => {
+  const began = Date.now();
+  const log = (message: string) => {
+    if (!options.quiet)
+      process.stderr.write(
+        `[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`,
+      );
+  };
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env.AWS_REGION ??= 'us-east-1';
+  const eventsPerRepetition = Math.max(1, Math.floor(options.events / options.reps));
+  const workloadOf = (events: number, seed: number) =>
+    generateWorkload({ ...DEFAULT_WORKLOAD, events, seed });
+
+  log('key path micro-benchmark');
+  const keyPath = measureKeyPath(
+    workloadOf(Math.min(eventsPerRepetition, 10_000), options.seed),
+    5,
+    10_000,
+  );
+  log(`key path: ${keyPath.keyPathEventsPerSecond.toFixed(0)} events/s/core`);
+  log(`bundles and ${options.initSamples} cold imports each`);
+  const bundles = await measureBundles(options.initSamples);
+
+  if (!options.endpoint) log('starting DynamoDB Local');
+  let local: DynamoDbLocal | undefined = options.endpoint ? undefined : await startDynamoDbLocal();
+  const stop = async () => {
+    const running = local;
+    local = undefined;
+    await running?.stop();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    void stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const endpoint = options.endpoint ?? (local as DynamoDbLocal).endpoint;
+    const run = (
+      overrides: Partial<RunOptions> & Pick<RunOptions, 'implementation' | 'queue' | 'workload'>,
+    ) => runImplementation({ endpoint, consumers: options.consumers, ...TIMING, ...overrides });
+
+    log('warm-up (JIT, DynamoDB Local), not measured');
+    const warmup = workloadOf(Math.min(400, eventsPerRepetition), options.seed + 999);
+    for (const queue of QUEUES)
+      for (const implementation of IMPLEMENTATIONS)
+        await run({ implementation, queue, workload: warmup });
+
+    const runs: Record<QueueKind, Record<ImplementationName, RunResult[]>> = {
+      standard: { ours: [], baseline: [] },
+      fifo: { ours: [], baseline: [] },
+    };
+    for (let rep = 0; rep < options.reps; rep++) {
+      const workload = workloadOf(eventsPerRepetition, options.seed + rep);
+      for (const queue of QUEUES) {
+        // Alternate who goes first so slow drift on a shared machine does not favour one side.
+        const order = rep % 2 === 0 ? IMPLEMENTATIONS : [...IMPLEMENTATIONS].reverse();
+        for (const implementation of order) {
+          const result = await run({ implementation, queue, workload });
+          runs[queue][implementation].push(result);
+          log(
+            `rep ${rep + 1}/${options.reps} ${queue.padEnd(8)} ${implementation.padEnd(8)} ${result.eventsPerSecond.toFixed(0).padStart(5)} events/s, ${(result.totalRequests / result.events).toFixed(3)} req/event`,
+          );
+        }
+      }
+    }
+
+    const crash: CrashRow[] = [];
+    for (const rate of options.crashRates) {
+      const crashWorkload = workloadOf(
+        crashEventsFor(options.crashEvents, rate),
+        options.seed + 777,
+      );
+      for (const mode of ['ack-lost', 'mid-batch'] as const) {
+        for (const queue of QUEUES) {
+          for (const implementation of IMPLEMENTATIONS) {
+            const clean = runs[queue][implementation];
+            const writesPerInvocation =
+              clean.reduce((n, r) => n + r.writesPerInvocation * r.invocations, 0) /
+              Math.max(
+                1,
+                clean.reduce((n, r) => n + r.invocations, 0),
+              );
+            const result = await run({
+              implementation,
+              queue,
+              workload: crashWorkload,
+              crash: {
+                mode,
+                rate,
+                writesPerInvocation,
+                // Same crash schedule for both implementations; a different one per rate, mode and queue.
+                seed:
+                  options.seed +
+                  Math.round(rate * 1e4) * 10 +
+                  (mode === 'mid-batch' ? 2 : 0) +
+                  (queue === 'fifo' ? 1 : 0),
+              },
+            });
+            crash.push(crashRow(result, mode, rate));
+            log(
+              `crash ${mode.padEnd(9)} ${(rate * 100).toFixed(1)}% ${queue.padEnd(8)} ${implementation.padEnd(8)} crashes ${result.crashes}, double ${result.correctness.doubleApplied}, lost ${result.correctness.lost}`,
+            );
+          }
+        }
+      }
+    }
+
+    const partial: Omit<Report, 'goals'> = {
+      schema: REPORT_SCHEMA,
+      generatedAt: new Date().toISOString(),
+      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      durationSeconds: 0,
+      machine: machine(),
+      config: {
+        events: eventsPerRepetition * options.reps,
+        repetitions: options.reps,
+        eventsPerRepetition,
+        consumers: options.consumers,
+        batchSize: TIMING.batchSize,
+        crashEvents: options.crashEvents,
+        crashRates: options.crashRates,
+        leaseMs: TIMING.leaseMs,
+        retryDelayMs: TIMING.retryDelayMs,
+        crashRedeliveryMs: TIMING.crashRedeliveryMs,
+        seed: options.seed,
+        workload: {
+          duplicateShare: DEFAULT_WORKLOAD.duplicateShare,
+          restatementShare: DEFAULT_WORKLOAD.restatementShare,
+          poisonShare: DEFAULT_WORKLOAD.poisonShare,
+          tenants: DEFAULT_WORKLOAD.tenants,
+          accountsPerTenant: DEFAULT_WORKLOAD.accountsPerTenant,
+        },
+        dlq: 'counting stub (SQS client middleware answers SendMessage in-process)',
+        feed: 'batches fed directly to the handlers (no SQS in the loop; an in-memory queue model redelivers unacknowledged records)',
+        pricing: PRICING,
+      },
+      throughput: {
+        standard: {
+          ours: summarize(runs.standard.ours),
+          baseline: summarize(runs.standard.baseline),
+        },
+        fifo: { ours: summarize(runs.fifo.ours), baseline: summarize(runs.fifo.baseline) },
+      },
+      crash,
+      keyPath,
+      bundles,
+    };
+    partial.durationSeconds = (Date.now() - began) / 1000;
+    const report: Report = { ...partial, goals: computeGoals(partial) };
+    mkdirSync(options.out, { recursive: true });
+    writeFileSync(
+      path.join(options.out, 'latest.json'),
+      await formatted(`${JSON.stringify(report, null, 2)}\n`, 'json'),
+    );
+    writeFileSync(
+      path.join(options.out, 'latest.md'),
+      await formatted(renderMarkdown(report), 'markdown'),
+    );
+    writeFileSync(path.join(options.out, 'latest.svg'), renderSvg(report));
+    log(`wrote ${path.relative(process.cwd(), options.out) || '.'}/latest.{json,md,svg}`);
+    return report;
+  } finally {
+    await stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+};
+
+if (require.main === module) {
+  runBench(parseArgs(process.argv.slice(2)))
+    .then((report) => {
+      process.stdout.write(renderMarkdown(report));
+      process.exit(0);
+    })
+    .catch((error) => {
+      process.stderr.write(
+        `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exit(1);
+    });
+}
