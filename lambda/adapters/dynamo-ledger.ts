@@ -55,7 +55,10 @@ export class DynamoLedger implements LedgerPort {
     this.now = options.now ?? Date.now;
   }
 
-  async readCharges(refs: ChargeRef[]): Promise<Map<string, StoredCharge | null>> {
+  async readCharges(
+    refs: ChargeRef[],
+    options: { consistent?: boolean } = {},
+  ): Promise<Map<string, StoredCharge | null>> {
     const found = new Map<string, StoredCharge | null>();
     for (let start = 0; start < refs.length; start += BATCH_GET_LIMIT) {
       const chunk = refs.slice(start, start + BATCH_GET_LIMIT);
@@ -64,7 +67,7 @@ export class DynamoLedger implements LedgerPort {
           RequestItems: {
             [this.options.ledgerTable]: {
               Keys: chunk.map((ref) => ({ pk: S(ref.pk), sk: S(ref.sk) })),
-              ConsistentRead: true,
+              ConsistentRead: options.consistent ?? true,
               ProjectionExpression: 'pk, sk, amount, currency, version, contentHash',
             },
           },
@@ -122,6 +125,9 @@ export class DynamoLedger implements LedgerPort {
         ) {
           return 'claim-without-charge';
         }
+        const failed = codes.filter((code) => code !== 'None');
+        if (failed.length > 0 && failed.every((code) => code === 'TransactionConflict'))
+          return 'contended';
         if (codes.some((code) => LOST_RACE_CODES.has(code))) return 'lost-race';
       }
       throw error;

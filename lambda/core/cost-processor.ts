@@ -6,6 +6,7 @@ import type { Outcome, RecordResult } from './outcomes';
 import {
   refKey,
   type ChargeCommit,
+  type CommitResult,
   type ChargeRef,
   type DeadLetterPort,
   type LedgerPort,
@@ -65,12 +66,15 @@ const commitOf = (
 
 /**
  * One batch of the cost stream:
- * 1. parse every record and pre-read every charge the batch touches (one BatchGetItem);
+ * 1. parse every record and pre-read every charge the batch touches (one eventually consistent
+ *    BatchGetItem: every decision made on it is guarded by the commit's conditions, and a conflict is
+ *    confirmed by a consistent read before the message goes to the DLQ);
  * 2. the first new or restated charge of each ledger item is committed together with the others in one
  *    grouped transaction (claims + charges + summed totals), all or nothing;
  * 3. everything else — duplicates, conflicts, later copies of a charge, and every record of a group that
  *    did not commit — goes record by record: decide on what the ledger holds, commit claim + charge +
- *    totals in one transaction, and on a lost race re-read and decide again.
+ *    totals in one transaction, and on a lost race re-read and decide again; a transaction that was
+ *    only contended (another writer on a shared total) is tried again as it is.
  * Copies of one charge run one after the other, so the second sees the first's effect in memory.
  */
 export const processCostBatch = async (
@@ -86,13 +90,18 @@ export const processCostBatch = async (
     parsed: attempt(() => parseCharge(options.stream, record)),
   }));
   const charges = prepared.flatMap((item) => (item.parsed.ok ? [item.parsed.value] : []));
-  const known = await preRead(options.ledger, charges);
-  const grouped = await commitGroups(options.ledger, charges, known);
+  const state = await preRead(options.ledger, charges);
+  const grouped = await commitGroups(options.ledger, charges, state, pause);
+  const { known, unconfirmed } = state;
 
   const storedCharge = async (ref: ChargeRef): Promise<StoredCharge | null> => {
     const key = refKey(ref);
     if (!known.has(key)) known.set(key, await options.ledger.readCharge(ref));
     return known.get(key) ?? null;
+  };
+  const forget = (key: string) => {
+    known.delete(key);
+    unconfirmed.delete(key);
   };
 
   const applyCharge = async (item: PreparedRecord, charge: ParsedCharge): Promise<RecordResult> => {
@@ -119,28 +128,34 @@ export const processCostBatch = async (
         incomingOf(charge),
         (await storedCharge(charge.ref)) ?? undefined,
       );
-      const commit = commitOf(charge, decision);
-      if (decision.outcome === 'conflict')
+      if (decision.outcome === 'conflict' && unconfirmed.has(key)) {
+        forget(key);
+        continue;
+      }
+      if (decision.outcome === 'conflict') {
         return deadLetter('conflict', identityField(charge.identity), decision.reason, 'conflict');
+      }
+      const commit = commitOf(charge, decision);
       if (!commit) return result(decision.outcome);
-      let committed;
+      let committed: CommitResult;
       try {
         committed = await options.ledger.commit(commit);
       } catch (error) {
-        known.delete(key);
+        forget(key);
         if (!isPermanentWriteError(error)) throw error;
         const reason = `the ledger rejected the charge: ${(error as Error).message}`.slice(0, 500);
         return deadLetter('invalid-field', '$', reason, 'rejected');
       }
       if (committed === 'committed') {
         known.set(key, chargeAfter(incomingOf(charge)));
+        unconfirmed.delete(key);
         return result(decision.outcome);
       }
       if (committed === 'claim-without-charge') {
         const reason = 'the dedup claim is held but the ledger has no matching charge';
         return deadLetter('conflict', identityField(charge.identity), reason, 'conflict');
       }
-      known.delete(key);
+      if (committed === 'lost-race') forget(key);
       await pause(attemptNumber);
     }
     return result('failed', 'lost the race on every attempt');
@@ -165,30 +180,43 @@ export const processCostBatch = async (
   });
 };
 
+interface LedgerState {
+  /** What the ledger holds for each charge the batch touches, as far as this invocation knows. */
+  known: Map<string, StoredCharge | null>;
+  /** Keys known only from the eventually consistent pre-read. */
+  unconfirmed: Set<string>;
+}
+
 /** Charges the batch touches, read at once; a failed pre-read leaves them unknown (read one by one later). */
-const preRead = async (
-  ledger: LedgerPort,
-  charges: ParsedCharge[],
-): Promise<Map<string, StoredCharge | null>> => {
+const preRead = async (ledger: LedgerPort, charges: ParsedCharge[]): Promise<LedgerState> => {
   const refs = new Map(charges.map((charge) => [refKey(charge.ref), charge.ref]));
-  if (refs.size === 0) return new Map();
-  try {
-    return await ledger.readCharges([...refs.values()]);
-  } catch {
-    return new Map();
+  let known = new Map<string, StoredCharge | null>();
+  if (refs.size > 0) {
+    try {
+      known = await ledger.readCharges([...refs.values()], { consistent: false });
+    } catch {
+      known = new Map();
+    }
   }
+  return { known, unconfirmed: new Set(known.keys()) };
 };
+
+/** Attempts of one grouped transaction while it is only contended (another writer on a shared total). */
+const GROUP_ATTEMPTS = 3;
 
 /**
  * Commits the first applied or restated record of each ledger item in grouped transactions. Returns the
- * outcome of every record that committed; a group that fails for any reason leaves its records to the
- * record-by-record path (and forgets what was read of them, in case the failure hid a commit).
+ * outcome of every record that committed. A group cancelled only by contention is tried again; one that
+ * fails otherwise leaves its records to the record-by-record path, with their charges read again at once
+ * (consistently) so that path starts from what the ledger holds.
  */
 const commitGroups = async (
   ledger: LedgerPort,
   charges: ParsedCharge[],
-  known: Map<string, StoredCharge | null>,
+  state: LedgerState,
+  pause: (attempt: number) => Promise<void>,
 ): Promise<Map<ParsedCharge, Outcome>> => {
+  const { known, unconfirmed } = state;
   const planned: { charge: ParsedCharge; commit: ChargeCommit; outcome: Outcome }[] = [];
   const seen = new Set<string>();
   for (const charge of charges) {
@@ -203,20 +231,34 @@ const commitGroups = async (
   if (planned.length < 2) return outcomes;
   for (let start = 0; start < planned.length; start += GROUP_LIMIT) {
     const group = planned.slice(start, start + GROUP_LIMIT);
-    let committed = false;
-    try {
-      committed = (await ledger.commitGroup(group.map((entry) => entry.commit))) === 'committed';
-    } catch {
-      committed = false;
+    let result: CommitResult | 'error' = 'contended';
+    for (
+      let attemptNumber = 1;
+      result === 'contended' && attemptNumber <= GROUP_ATTEMPTS;
+      attemptNumber++
+    ) {
+      if (attemptNumber > 1) await pause(attemptNumber - 1);
+      result = await ledger
+        .commitGroup(group.map((entry) => entry.commit))
+        .catch(() => 'error' as const);
     }
-    for (const { charge, outcome } of group) {
-      const key = refKey(charge.ref);
-      if (committed) {
-        known.set(key, chargeAfter(incomingOf(charge)));
+    if (result === 'committed') {
+      for (const { charge, outcome } of group) {
+        known.set(refKey(charge.ref), chargeAfter(incomingOf(charge)));
+        unconfirmed.delete(refKey(charge.ref));
         outcomes.set(charge, outcome);
-      } else {
-        known.delete(key);
       }
+      continue;
+    }
+    const refs = group.map(({ charge }) => charge.ref);
+    const reread = await ledger
+      .readCharges(refs)
+      .catch(() => new Map<string, StoredCharge | null>());
+    for (const ref of refs) {
+      const key = refKey(ref);
+      unconfirmed.delete(key);
+      if (reread.has(key)) known.set(key, reread.get(key) ?? null);
+      else known.delete(key);
     }
   }
   return outcomes;

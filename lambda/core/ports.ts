@@ -40,14 +40,23 @@ export interface ChargeCommit {
 
 /**
  * `lost-race`: a concurrent writer changed the charge first (re-read and decide again).
+ * `contended`: only cancelled because another transaction was writing the same items (a shared total);
+ * nothing failed a condition, so the same commit can simply be tried again.
  * `claim-without-charge`: the claim is held but the ledger has no matching charge (an item was removed by
  * hand); retrying cannot help.
  */
-export type CommitResult = 'committed' | 'lost-race' | 'claim-without-charge';
+export type CommitResult = 'committed' | 'lost-race' | 'contended' | 'claim-without-charge';
 
 export interface LedgerPort {
-  /** Reads many charges at once; refs missing from the result are unknown (read individually later). */
-  readCharges(refs: ChargeRef[]): Promise<Map<string, StoredCharge | null>>;
+  /**
+   * Reads many charges at once; refs missing from the result are unknown (read individually later).
+   * `consistent: false` (the batch pre-read) may miss a write of the last second: every decision made on
+   * it is guarded by the commit's conditions, and a conflict is confirmed by a consistent read.
+   */
+  readCharges(
+    refs: ChargeRef[],
+    options?: { consistent?: boolean },
+  ): Promise<Map<string, StoredCharge | null>>;
   /** Strongly consistent read of one charge. */
   readCharge(ref: ChargeRef): Promise<StoredCharge | null>;
   /** Claim + charge + totals in one transaction. Throws on transient errors. */

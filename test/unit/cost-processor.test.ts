@@ -1,0 +1,117 @@
+import { parseCharge, processCostBatch } from '../../lambda/core/cost-processor';
+import type { StoredCharge } from '../../lambda/core/ledger-decision';
+import {
+  refKey,
+  type ChargeCommit,
+  type ChargeRef,
+  type CommitResult,
+  type DeadLetterPort,
+  type LedgerPort,
+} from '../../lambda/core/ports';
+import { costEvent } from '../support/cost-events';
+import { sqsRecord } from '../support/sqs-events';
+
+/** A ledger whose answers a test scripts; it records what it was asked. */
+class ScriptedLedger implements LedgerPort {
+  stale = new Map<string, StoredCharge | null>();
+  current = new Map<string, StoredCharge | null>();
+  groupAnswers: CommitResult[] = [];
+  calls: string[] = [];
+
+  async readCharges(refs: ChargeRef[], options: { consistent?: boolean } = {}) {
+    this.calls.push(options.consistent === false ? 'readCharges(eventual)' : 'readCharges');
+    const source = options.consistent === false ? this.stale : this.current;
+    return new Map(refs.map((ref) => [refKey(ref), source.get(refKey(ref)) ?? null]));
+  }
+  async readCharge(ref: ChargeRef) {
+    this.calls.push('readCharge');
+    return this.current.get(refKey(ref)) ?? null;
+  }
+  async commit(_commit: ChargeCommit): Promise<CommitResult> {
+    this.calls.push('commit');
+    return 'committed';
+  }
+  async commitGroup(_commits: ChargeCommit[]): Promise<CommitResult> {
+    this.calls.push('commitGroup');
+    return this.groupAnswers.shift() ?? 'committed';
+  }
+}
+
+const deadLetters = (): DeadLetterPort & { sent: string[] } => {
+  const sent: string[] = [];
+  return { sent, send: async (record) => void sent.push(record.messageId) };
+};
+const options = (ledger: LedgerPort, dlq: DeadLetterPort) => ({
+  stream: 'cost-events',
+  fifo: false,
+  concurrency: 4,
+  ledger,
+  deadLetters: dlq,
+  pause: async () => undefined,
+});
+
+describe('processCostBatch decisions around the pre-read', () => {
+  it('retries a grouped transaction that was only contended, without re-reading', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.groupAnswers = ['contended', 'contended'];
+    const records = ['1', '2', '3'].map((amount) =>
+      sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
+    );
+    const outcome = await processCostBatch(records, options(ledger, deadLetters()));
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'applied', 'applied']);
+    expect(ledger.calls).toEqual([
+      'readCharges(eventual)',
+      'commitGroup',
+      'commitGroup',
+      'commitGroup',
+    ]);
+  });
+
+  it('after a group lost a race, re-reads its charges in one consistent call, then goes record by record', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.groupAnswers = ['lost-race'];
+    const records = ['1', '2'].map((amount) =>
+      sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
+    );
+    const outcome = await processCostBatch(records, options(ledger, deadLetters()));
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'applied']);
+    expect(ledger.calls).toEqual([
+      'readCharges(eventual)',
+      'commitGroup',
+      'readCharges',
+      'commit',
+      'commit',
+    ]);
+  });
+
+  it('confirms a conflict seen on the eventually consistent pre-read before dead-lettering', async () => {
+    const ledger = new ScriptedLedger();
+    const v1 = sqsRecord(costEvent({ lineItemId: 'li', version: 1, amount: '1' }));
+    const ref = refKey(parseCharge('cost-events', v1).ref);
+    ledger.stale.set(ref, { version: 1, contentHash: 'another v1', amount: '9', currency: 'USD' });
+    ledger.current.set(ref, { version: 2, contentHash: 'v2', amount: '2', currency: 'USD' });
+    const dlq = deadLetters();
+    const outcome = await processCostBatch([v1], options(ledger, dlq));
+    expect(outcome.results[0].outcome).toBe('superseded');
+    expect(dlq.sent).toEqual([]);
+    expect(ledger.calls).toEqual(['readCharges(eventual)', 'readCharge']);
+  });
+
+  it('dead-letters a conflict the consistent read confirms', async () => {
+    const ledger = new ScriptedLedger();
+    const v1 = sqsRecord(costEvent({ eventId: 'e-1', amount: '1' }));
+    const ref = refKey(parseCharge('cost-events', v1).ref);
+    const other: StoredCharge = {
+      version: 0,
+      contentHash: 'different',
+      amount: '9',
+      currency: 'USD',
+    };
+    ledger.stale.set(ref, other);
+    ledger.current.set(ref, other);
+    const dlq = deadLetters();
+    const outcome = await processCostBatch([v1], options(ledger, dlq));
+    expect(outcome.results[0].outcome).toBe('conflict');
+    expect(dlq.sent).toEqual([v1.messageId]);
+  });
+});
