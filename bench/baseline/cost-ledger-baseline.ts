@@ -36,7 +36,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { decimalOf } from '../../lambda/adapters/dynamo-ledger';
+import { chargeItem, decimalOf } from '../../lambda/adapters/dynamo-ledger';
 import { consumerSettings, requiredSetting } from '../../lambda/adapters/settings';
 import { SqsDeadLetters } from '../../lambda/adapters/sqs-dead-letters';
 import { createTelemetry } from '../../lambda/adapters/telemetry';
@@ -77,8 +77,6 @@ type ChargeOutcome = 'applied' | 'restated' | 'duplicate' | 'superseded' | 'conf
 
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: string | number): AttributeValue => ({ N: String(value) });
-const optional = (name: string, value: string | undefined): Record<string, AttributeValue> =>
-  value === undefined ? {} : { [name]: S(value) };
 
 export const createBaselineHandler = (
   env: NodeJS.ProcessEnv = process.env,
@@ -128,32 +126,10 @@ export const createBaselineHandler = (
     charge: ChargeInput,
     condition: { expression: string; values: Record<string, AttributeValue> },
   ) => {
-    const { event } = charge;
     await dynamo.send(
       new PutItemCommand({
         TableName: ledgerTable,
-        Item: {
-          pk: S(charge.pk),
-          sk: S(charge.sk),
-          amount: N(event.amount),
-          currency: S(event.currency),
-          version: N(charge.identity.version),
-          contentHash: S(charge.contentHash),
-          identityKind: S(charge.identity.kind),
-          identityId: S(charge.identity.id),
-          tenant: S(event.tenant),
-          source: S(event.source),
-          accountId: S(event.accountId),
-          period: S(billingPeriodOf(event)),
-          chargePeriodStart: S(event.chargePeriodStart),
-          chargeCategory: S(event.chargeCategory),
-          ...optional('chargeClass', event.chargeClass),
-          ...optional('service', event.service),
-          ...optional('skuId', event.skuId),
-          ...optional('resourceId', event.resourceId),
-          ...optional('description', event.description),
-          updatedAt: S(new Date().toISOString()),
-        },
+        Item: chargeItem({ ...charge, ref: { pk: charge.pk, sk: charge.sk } }, Date.now()),
         ConditionExpression: condition.expression,
         ...(Object.keys(condition.values).length > 0
           ? { ExpressionAttributeValues: condition.values }

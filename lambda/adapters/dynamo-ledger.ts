@@ -47,6 +47,36 @@ const storedChargeOf = (item: Record<string, AttributeValue>): StoredCharge => (
 const optional = (name: string, value: string | undefined): Record<string, AttributeValue> =>
   value === undefined ? {} : { [name]: S(value) };
 
+/** The ledger's charge item: amount as an exact `N`, identity, content hash and what a statement shows. */
+export const chargeItem = (
+  charge: Pick<ChargeCommit, 'ref' | 'event' | 'identity' | 'contentHash'>,
+  nowMs: number,
+): Record<string, AttributeValue> => {
+  const { event } = charge;
+  return {
+    pk: S(charge.ref.pk),
+    sk: S(charge.ref.sk),
+    amount: N(event.amount),
+    currency: S(event.currency),
+    version: N(charge.identity.version),
+    contentHash: S(charge.contentHash),
+    identityKind: S(charge.identity.kind),
+    identityId: S(charge.identity.id),
+    tenant: S(event.tenant),
+    source: S(event.source),
+    accountId: S(event.accountId),
+    period: S(billingPeriodOf(event)),
+    chargePeriodStart: S(event.chargePeriodStart),
+    chargeCategory: S(event.chargeCategory),
+    ...optional('chargeClass', event.chargeClass),
+    ...optional('service', event.service),
+    ...optional('skuId', event.skuId),
+    ...optional('resourceId', event.resourceId),
+    ...optional('description', event.description),
+    updatedAt: S(new Date(nowMs).toISOString()),
+  };
+};
+
 /** The ledger and claim tables: claim + charge + totals of one record in one TransactWriteItems. */
 export class DynamoLedger implements LedgerPort {
   private readonly now: () => number;
@@ -137,7 +167,6 @@ export class DynamoLedger implements LedgerPort {
   private claimAndCharge(commit: ChargeCommit): TransactWriteItem[] {
     const nowMs = this.now();
     const nowSeconds = Math.floor(nowMs / 1000);
-    const { event } = commit;
     const claim: TransactWriteItem = {
       Put: {
         TableName: this.options.dedupTable,
@@ -158,28 +187,7 @@ export class DynamoLedger implements LedgerPort {
     const charge: TransactWriteItem = {
       Put: {
         TableName: this.options.ledgerTable,
-        Item: {
-          pk: S(commit.ref.pk),
-          sk: S(commit.ref.sk),
-          amount: N(event.amount),
-          currency: S(event.currency),
-          version: N(commit.identity.version),
-          contentHash: S(commit.contentHash),
-          identityKind: S(commit.identity.kind),
-          identityId: S(commit.identity.id),
-          tenant: S(event.tenant),
-          source: S(event.source),
-          accountId: S(event.accountId),
-          period: S(billingPeriodOf(event)),
-          chargePeriodStart: S(event.chargePeriodStart),
-          chargeCategory: S(event.chargeCategory),
-          ...optional('chargeClass', event.chargeClass),
-          ...optional('service', event.service),
-          ...optional('skuId', event.skuId),
-          ...optional('resourceId', event.resourceId),
-          ...optional('description', event.description),
-          updatedAt: S(new Date(nowMs).toISOString()),
-        },
+        Item: chargeItem(commit, nowMs),
         ...(commit.previous
           ? {
               ConditionExpression: 'version = :version AND contentHash = :hash',
