@@ -145,13 +145,15 @@ const hourOf = (month: string, index: number): { start: string; end: string } =>
   return { start, end };
 };
 
-/** The same decimal in another spelling: trailing zeros, a JSON number, or as is. */
+/**
+ * The same decimal in another spelling: trailing zeros, an exponent, a JSON number, or as is. A JSON
+ * number is used only when its shortest text is exactly the decimal, as a real producer's would be.
+ */
 const respell = (rng: Rng, amount: string): string | number => {
   const choice = rng.int(0, 3);
   if (choice === 0) return amount.includes('.') ? `${amount}00` : `${amount}.0`;
-  if (choice === 1 && Number.isFinite(Number(amount)) && String(Number(amount)) === amount)
-    return Number(amount);
-  if (choice === 2) return ` ${amount}`.trim();
+  if (choice === 1 && String(Number(amount)) === amount) return Number(amount);
+  if (choice === 2) return `${amount}e0`;
   return amount;
 };
 
