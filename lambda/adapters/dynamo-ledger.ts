@@ -16,6 +16,7 @@ import {
   type ChargeCommit,
   type ChargeRef,
   type CommitResult,
+  type GroupCommitResult,
   type LedgerPort,
 } from '../core/ports';
 
@@ -31,8 +32,15 @@ export interface DynamoLedgerOptions {
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: string | number): AttributeValue => ({ N: String(value) });
 const BATCH_GET_LIMIT = 100;
-/** Reasons that mean "someone else changed these items first": re-read and decide again. */
-const LOST_RACE_CODES = new Set(['ConditionalCheckFailed', 'TransactionConflict']);
+const CONDITION_FAILED = 'ConditionalCheckFailed';
+/** Reasons that mean "another writer got there first". */
+const LOST_RACE_CODES = new Set([CONDITION_FAILED, 'TransactionConflict']);
+
+/** Only contention (nothing failed a condition): the same commit can be tried again as it is. */
+const raceOf = (codes: string[]): 'contended' | 'lost-race' =>
+  codes.every((code) => code === 'None' || code === 'TransactionConflict')
+    ? 'contended'
+    : 'lost-race';
 
 export const decimalOf = (value: AttributeValue | undefined): string =>
   value?.N === undefined ? '0' : formatDecimal(new Big(value.N));
@@ -129,36 +137,49 @@ export class DynamoLedger implements LedgerPort {
   }
 
   async commit(commit: ChargeCommit): Promise<CommitResult> {
-    return this.transact([...this.claimAndCharge(commit), ...this.totalUpdates([commit])], true);
+    const codes = await this.transact([
+      ...this.claimAndCharge(commit),
+      ...this.totalUpdates([commit]),
+    ]);
+    if (!codes) return 'committed';
+    const [claim, charge, ...totals] = codes;
+    if (
+      claim === CONDITION_FAILED &&
+      charge === 'None' &&
+      totals.every((code) => code === 'None')
+    ) {
+      return 'claim-without-charge';
+    }
+    return raceOf(codes);
   }
 
-  async commitGroup(commits: ChargeCommit[]): Promise<CommitResult> {
-    return this.transact(
-      [...commits.flatMap((commit) => this.claimAndCharge(commit)), ...this.totalUpdates(commits)],
-      false,
-    );
+  async commitGroup(commits: ChargeCommit[]): Promise<GroupCommitResult> {
+    const codes = await this.transact([
+      ...commits.flatMap((commit) => this.claimAndCharge(commit)),
+      ...this.totalUpdates(commits),
+    ]);
+    if (!codes) return { result: 'committed' };
+    const race = raceOf(codes);
+    if (race === 'contended') return { result: race };
+    // Items are claim and charge of each commit in order, then the totals (which carry no condition).
+    const losers = commits
+      .map((_, index) => index)
+      .filter(
+        (index) =>
+          codes[2 * index] === CONDITION_FAILED || codes[2 * index + 1] === CONDITION_FAILED,
+      );
+    return { result: race, losers };
   }
 
-  private async transact(items: TransactWriteItem[], single: boolean): Promise<CommitResult> {
+  /** Runs a transaction: undefined when committed, the cancellation codes when another writer won. */
+  private async transact(items: TransactWriteItem[]): Promise<string[] | undefined> {
     try {
       await this.options.client.send(new TransactWriteItemsCommand({ TransactItems: items }));
-      return 'committed';
+      return undefined;
     } catch (error) {
       if (error instanceof TransactionCanceledException) {
         const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
-        const [claim, charge, ...totals] = codes;
-        if (
-          single &&
-          claim === 'ConditionalCheckFailed' &&
-          charge === 'None' &&
-          totals.every((code) => code === 'None')
-        ) {
-          return 'claim-without-charge';
-        }
-        const failed = codes.filter((code) => code !== 'None');
-        if (failed.length > 0 && failed.every((code) => code === 'TransactionConflict'))
-          return 'contended';
-        if (codes.some((code) => LOST_RACE_CODES.has(code))) return 'lost-race';
+        if (codes.some((code) => LOST_RACE_CODES.has(code))) return codes;
       }
       throw error;
     }

@@ -201,14 +201,15 @@ const preRead = async (ledger: LedgerPort, charges: ParsedCharge[]): Promise<Led
   return { known, unconfirmed: new Set(known.keys()) };
 };
 
-/** Attempts of one grouped transaction while it is only contended (another writer on a shared total). */
+/** Attempts of one grouped transaction (each after contention, or after dropping the records that lost). */
 const GROUP_ATTEMPTS = 3;
 
 /**
  * Commits the first applied or restated record of each ledger item in grouped transactions. Returns the
- * outcome of every record that committed. A group cancelled only by contention is tried again; one that
- * fails otherwise leaves its records to the record-by-record path, with their charges read again at once
- * (consistently) so that path starts from what the ledger holds.
+ * outcome of every record that committed. A group cancelled only by contention is tried again as it is;
+ * one that lost a race on some records is tried again without them. Records left out, and every record
+ * of a group that could not commit, go to the record-by-record path with their charges read again at
+ * once (consistently), so that path starts from what the ledger holds.
  */
 const commitGroups = async (
   ledger: LedgerPort,
@@ -217,7 +218,8 @@ const commitGroups = async (
   pause: (attempt: number) => Promise<void>,
 ): Promise<Map<ParsedCharge, Outcome>> => {
   const { known, unconfirmed } = state;
-  const planned: { charge: ParsedCharge; commit: ChargeCommit; outcome: Outcome }[] = [];
+  type Planned = { charge: ParsedCharge; commit: ChargeCommit; outcome: Outcome };
+  const planned: Planned[] = [];
   const seen = new Set<string>();
   for (const charge of charges) {
     const key = refKey(charge.ref);
@@ -229,37 +231,44 @@ const commitGroups = async (
   }
   const outcomes = new Map<ParsedCharge, Outcome>();
   if (planned.length < 2) return outcomes;
+  const leftOut: Planned[] = [];
   for (let start = 0; start < planned.length; start += GROUP_LIMIT) {
-    const group = planned.slice(start, start + GROUP_LIMIT);
-    let result: CommitResult | 'error' = 'contended';
+    let group = planned.slice(start, start + GROUP_LIMIT);
+    let committed = false;
     for (
       let attemptNumber = 1;
-      result === 'contended' && attemptNumber <= GROUP_ATTEMPTS;
+      !committed && group.length > 0 && attemptNumber <= GROUP_ATTEMPTS;
       attemptNumber++
     ) {
       if (attemptNumber > 1) await pause(attemptNumber - 1);
-      result = await ledger
+      const answer = await ledger
         .commitGroup(group.map((entry) => entry.commit))
-        .catch(() => 'error' as const);
+        .catch(() => ({ result: 'error' }) as const);
+      if (answer.result === 'committed') committed = true;
+      else if (answer.result === 'lost-race' && answer.losers.length > 0) {
+        const losers = new Set(answer.losers);
+        leftOut.push(...group.filter((_, index) => losers.has(index)));
+        group = group.filter((_, index) => !losers.has(index));
+      } else if (answer.result !== 'contended') break;
     }
-    if (result === 'committed') {
+    if (committed) {
       for (const { charge, outcome } of group) {
         known.set(refKey(charge.ref), chargeAfter(incomingOf(charge)));
         unconfirmed.delete(refKey(charge.ref));
         outcomes.set(charge, outcome);
       }
-      continue;
+    } else {
+      leftOut.push(...group);
     }
-    const refs = group.map(({ charge }) => charge.ref);
-    const reread = await ledger
-      .readCharges(refs)
-      .catch(() => new Map<string, StoredCharge | null>());
-    for (const ref of refs) {
-      const key = refKey(ref);
-      unconfirmed.delete(key);
-      if (reread.has(key)) known.set(key, reread.get(key) ?? null);
-      else known.delete(key);
-    }
+  }
+  if (leftOut.length === 0) return outcomes;
+  const refs = leftOut.map(({ charge }) => charge.ref);
+  const reread = await ledger.readCharges(refs).catch(() => new Map<string, StoredCharge | null>());
+  for (const ref of refs) {
+    const key = refKey(ref);
+    unconfirmed.delete(key);
+    if (reread.has(key)) known.set(key, reread.get(key) ?? null);
+    else known.delete(key);
   }
   return outcomes;
 };

@@ -47,6 +47,9 @@ export interface ChargeCommit {
  */
 export type CommitResult = 'committed' | 'lost-race' | 'contended' | 'claim-without-charge';
 
+export type GroupCommitResult =
+  { result: 'committed' | 'contended' } | { result: 'lost-race'; losers: number[] };
+
 export interface LedgerPort {
   /**
    * Reads many charges at once; refs missing from the result are unknown (read individually later).
@@ -61,8 +64,11 @@ export interface LedgerPort {
   readCharge(ref: ChargeRef): Promise<StoredCharge | null>;
   /** Claim + charge + totals in one transaction. Throws on transient errors. */
   commit(commit: ChargeCommit): Promise<CommitResult>;
-  /** Several commits (distinct charges) in one transaction, totals summed per partition and currency. */
-  commitGroup(commits: ChargeCommit[]): Promise<CommitResult>;
+  /**
+   * Several commits (distinct charges) in one transaction, totals summed per partition and currency.
+   * When it loses a race, `losers` are the indexes of the commits whose claim or charge condition failed.
+   */
+  commitGroup(commits: ChargeCommit[]): Promise<GroupCommitResult>;
 }
 
 /** Publishes an alert at most once per key, across invocations. */

@@ -185,6 +185,34 @@ describe('cost ledger handler against DynamoDB Local', () => {
     expect(await totalsOf('acct-race')).toEqual({ USD: { total: '5.5', charges: 1 } });
   });
 
+  it('names the commits of a grouped transaction that lost their race', async () => {
+    const ledger = new DynamoLedger({
+      client: dynamo,
+      ledgerTable: tables.ledgerTable,
+      dedupTable: tables.dedupTable,
+      stream: STREAM,
+      ttlSeconds: 3600,
+    });
+    const commits = ['1', '2', '3'].map((amount) => {
+      const charge = parseCharge(
+        STREAM,
+        sqsRecord(costEvent({ accountId: 'acct-losers', amount, skuId: amount })),
+      );
+      return {
+        claimKey: charge.claimKey,
+        ref: charge.ref,
+        event: charge.event,
+        contentHash: charge.contentHash,
+        identity: charge.identity,
+        totals: [{ currency: 'USD', delta: amount, charges: 1 }],
+      };
+    });
+    expect(await ledger.commit(commits[1])).toBe('committed');
+    expect(await ledger.commitGroup(commits)).toEqual({ result: 'lost-race', losers: [1] });
+    expect(await ledger.commitGroup([commits[0], commits[2]])).toEqual({ result: 'committed' });
+    expect(await totalsOf('acct-losers')).toEqual({ USD: { total: '6', charges: 3 } });
+  });
+
   it('re-claims an expired claim DynamoDB has not deleted yet; a live claim blocks the write', async () => {
     const ledger = new DynamoLedger({
       client: dynamo,
@@ -298,7 +326,10 @@ describe('cost ledger handler against DynamoDB Local', () => {
   it('a poison message redelivered after a lost ack is forwarded to the DLQ once', async () => {
     const { handler, dlqUrl } = await newHandler();
     const poison = sqsRecord('{"accountId": "1", "amount": "NaN?", "currency": "USD"}');
-    const redelivered = { ...poison, attributes: { ...poison.attributes, ApproximateReceiveCount: '2' } };
+    const redelivered = {
+      ...poison,
+      attributes: { ...poison.attributes, ApproximateReceiveCount: '2' },
+    };
     expect((await handler(sqsEvent([poison]))).batchItemFailures).toEqual([]);
     expect((await handler(sqsEvent([redelivered]))).batchItemFailures).toEqual([]);
     const messages = await drainDlq(dlqUrl);

@@ -5,6 +5,7 @@ import {
   type ChargeCommit,
   type ChargeRef,
   type CommitResult,
+  type GroupCommitResult,
   type DeadLetterPort,
   type LedgerPort,
 } from '../../lambda/core/ports';
@@ -15,7 +16,7 @@ import { sqsRecord } from '../support/sqs-events';
 class ScriptedLedger implements LedgerPort {
   stale = new Map<string, StoredCharge | null>();
   current = new Map<string, StoredCharge | null>();
-  groupAnswers: CommitResult[] = [];
+  groupAnswers: GroupCommitResult[] = [];
   calls: string[] = [];
 
   async readCharges(refs: ChargeRef[], options: { consistent?: boolean } = {}) {
@@ -31,9 +32,9 @@ class ScriptedLedger implements LedgerPort {
     this.calls.push('commit');
     return 'committed';
   }
-  async commitGroup(_commits: ChargeCommit[]): Promise<CommitResult> {
-    this.calls.push('commitGroup');
-    return this.groupAnswers.shift() ?? 'committed';
+  async commitGroup(commits: ChargeCommit[]): Promise<GroupCommitResult> {
+    this.calls.push(`commitGroup(${commits.length})`);
+    return this.groupAnswers.shift() ?? { result: 'committed' };
   }
 }
 
@@ -53,7 +54,7 @@ const options = (ledger: LedgerPort, dlq: DeadLetterPort) => ({
 describe('processCostBatch decisions around the pre-read', () => {
   it('retries a grouped transaction that was only contended, without re-reading', async () => {
     const ledger = new ScriptedLedger();
-    ledger.groupAnswers = ['contended', 'contended'];
+    ledger.groupAnswers = [{ result: 'contended' }, { result: 'contended' }];
     const records = ['1', '2', '3'].map((amount) =>
       sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
     );
@@ -61,15 +62,15 @@ describe('processCostBatch decisions around the pre-read', () => {
     expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'applied', 'applied']);
     expect(ledger.calls).toEqual([
       'readCharges(eventual)',
-      'commitGroup',
-      'commitGroup',
-      'commitGroup',
+      'commitGroup(3)',
+      'commitGroup(3)',
+      'commitGroup(3)',
     ]);
   });
 
   it('after a group lost a race, re-reads its charges in one consistent call, then goes record by record', async () => {
     const ledger = new ScriptedLedger();
-    ledger.groupAnswers = ['lost-race'];
+    ledger.groupAnswers = [{ result: 'lost-race', losers: [0, 1] }];
     const records = ['1', '2'].map((amount) =>
       sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
     );
@@ -77,9 +78,26 @@ describe('processCostBatch decisions around the pre-read', () => {
     expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'applied']);
     expect(ledger.calls).toEqual([
       'readCharges(eventual)',
-      'commitGroup',
+      'commitGroup(2)',
       'readCharges',
       'commit',
+      'commit',
+    ]);
+  });
+
+  it('retries a group without the records that lost the race; only those go record by record', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.groupAnswers = [{ result: 'lost-race', losers: [1] }];
+    const records = ['1', '2', '3'].map((amount) =>
+      sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
+    );
+    const outcome = await processCostBatch(records, options(ledger, deadLetters()));
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'applied', 'applied']);
+    expect(ledger.calls).toEqual([
+      'readCharges(eventual)',
+      'commitGroup(3)',
+      'commitGroup(2)',
+      'readCharges',
       'commit',
     ]);
   });
