@@ -100,6 +100,29 @@ const drainDlq = async (queueUrl: string) => {
   return response.Messages ?? [];
 };
 
+/** The ledger adapter on the test tables, for tests that drive commits directly. */
+const directLedger = () =>
+  new DynamoLedger({
+    client: dynamo,
+    ledgerTable: tables.ledgerTable,
+    dedupTable: tables.dedupTable,
+    stream: STREAM,
+    ttlSeconds: 3600,
+  });
+
+/** The commit of a new USD charge, as the processor would build it. */
+const newChargeCommit = (input: { accountId: string; amount: string; skuId?: string }) => {
+  const charge = parseCharge(STREAM, sqsRecord(costEvent(input)));
+  return {
+    claimKey: charge.claimKey,
+    ref: charge.ref,
+    event: charge.event,
+    contentHash: charge.contentHash,
+    identity: charge.identity,
+    totals: [{ currency: 'USD', delta: input.amount, charges: 1 }],
+  };
+};
+
 describe('cost ledger handler against DynamoDB Local', () => {
   it('applies a new charge with one pre-read and one transaction; a reformatted re-publish costs no write', async () => {
     const { handler } = await newHandler();
@@ -161,52 +184,18 @@ describe('cost ledger handler against DynamoDB Local', () => {
   });
 
   it('32 concurrent commits of one charge: exactly one wins, the total counts it once', async () => {
-    const ledger = new DynamoLedger({
-      client: dynamo,
-      ledgerTable: tables.ledgerTable,
-      dedupTable: tables.dedupTable,
-      stream: STREAM,
-      ttlSeconds: 3600,
-    });
-    const charge = parseCharge(
-      STREAM,
-      sqsRecord(costEvent({ accountId: 'acct-race', amount: '5.5' })),
-    );
-    const commit = {
-      claimKey: charge.claimKey,
-      ref: charge.ref,
-      event: charge.event,
-      contentHash: charge.contentHash,
-      identity: charge.identity,
-      totals: [{ currency: 'USD', delta: '5.5', charges: 1 }],
-    };
+    const ledger = directLedger();
+    const commit = newChargeCommit({ accountId: 'acct-race', amount: '5.5' });
     const results = await Promise.all(Array.from({ length: 32 }, () => ledger.commit(commit)));
     expect(results.filter((result) => result === 'committed')).toHaveLength(1);
     expect(await totalsOf('acct-race')).toEqual({ USD: { total: '5.5', charges: 1 } });
   });
 
   it('names the commits of a grouped transaction that lost their race', async () => {
-    const ledger = new DynamoLedger({
-      client: dynamo,
-      ledgerTable: tables.ledgerTable,
-      dedupTable: tables.dedupTable,
-      stream: STREAM,
-      ttlSeconds: 3600,
-    });
-    const commits = ['1', '2', '3'].map((amount) => {
-      const charge = parseCharge(
-        STREAM,
-        sqsRecord(costEvent({ accountId: 'acct-losers', amount, skuId: amount })),
-      );
-      return {
-        claimKey: charge.claimKey,
-        ref: charge.ref,
-        event: charge.event,
-        contentHash: charge.contentHash,
-        identity: charge.identity,
-        totals: [{ currency: 'USD', delta: amount, charges: 1 }],
-      };
-    });
+    const ledger = directLedger();
+    const commits = ['1', '2', '3'].map((amount) =>
+      newChargeCommit({ accountId: 'acct-losers', amount, skuId: amount }),
+    );
     expect(await ledger.commit(commits[1])).toBe('committed');
     expect(await ledger.commitGroup(commits)).toEqual({ result: 'lost-race', losers: [1] });
     expect(await ledger.commitGroup([commits[0], commits[2]])).toEqual({ result: 'committed' });
@@ -214,24 +203,8 @@ describe('cost ledger handler against DynamoDB Local', () => {
   });
 
   it('re-claims an expired claim DynamoDB has not deleted yet; a live claim blocks the write', async () => {
-    const ledger = new DynamoLedger({
-      client: dynamo,
-      ledgerTable: tables.ledgerTable,
-      dedupTable: tables.dedupTable,
-      stream: STREAM,
-      ttlSeconds: 3600,
-    });
-    const commitFor = (account: string) => {
-      const charge = parseCharge(STREAM, sqsRecord(costEvent({ accountId: account, amount: '1' })));
-      return {
-        claimKey: charge.claimKey,
-        ref: charge.ref,
-        event: charge.event,
-        contentHash: charge.contentHash,
-        identity: charge.identity,
-        totals: [{ currency: 'USD', delta: '1', charges: 1 }],
-      };
-    };
+    const ledger = directLedger();
+    const commitFor = (accountId: string) => newChargeCommit({ accountId, amount: '1' });
     const nowSeconds = Math.floor(Date.now() / 1000);
     const expired = commitFor('acct-expired');
     const live = commitFor('acct-live-claim');
