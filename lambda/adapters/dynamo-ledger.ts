@@ -36,6 +36,17 @@ const CONDITION_FAILED = 'ConditionalCheckFailed';
 /** Reasons that mean "another writer got there first". */
 const LOST_RACE_CODES = new Set([CONDITION_FAILED, 'TransactionConflict']);
 
+/**
+ * DynamoDB cancelled the transaction because an item is invalid (a total past 38 digits, an item over
+ * 400 KB, …): as permanent as a `ValidationException`, so it carries that name and the record goes to
+ * the DLQ with DynamoDB's reason instead of being retried until the queue gives up on it.
+ */
+export class LedgerValidationError extends Error {
+  override readonly name = 'ValidationException';
+}
+
+const VALIDATION_CODE = 'ValidationError';
+
 /** Only contention (nothing failed a condition): the same commit can be tried again as it is. */
 const raceOf = (codes: string[]): 'contended' | 'lost-race' =>
   codes.every((code) => code === 'None' || code === 'TransactionConflict')
@@ -178,7 +189,14 @@ export class DynamoLedger implements LedgerPort {
       return undefined;
     } catch (error) {
       if (error instanceof TransactionCanceledException) {
-        const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+        const reasons = error.CancellationReasons ?? [];
+        const invalid = reasons.find((reason) => reason.Code === VALIDATION_CODE);
+        if (invalid) {
+          throw new LedgerValidationError(
+            `DynamoDB refused the write as invalid: ${invalid.Message ?? 'no message'}`,
+          );
+        }
+        const codes = reasons.map((reason) => reason.Code ?? 'None');
         if (codes.some((code) => LOST_RACE_CODES.has(code))) return codes;
       }
       throw error;

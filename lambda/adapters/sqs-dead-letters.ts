@@ -1,11 +1,8 @@
-import {
-  SendMessageCommand,
-  type MessageAttributeValue,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DeadLetterPort, Rejection, SqsRecordInput } from '../core/ports';
 import { DeadLettersOnce } from './dead-letters-once';
+import { fitAttributes, type AttributeCandidate } from './sqs-attribute-values';
 
 export interface SqsDeadLettersOptions {
   client: SQSClient;
@@ -25,38 +22,81 @@ export const REJECTION_ATTRIBUTES = {
   sourceMessageId: 'source-message-id',
 } as const;
 
-const SQS_ATTRIBUTE_LIMIT = 10;
-const text = (value: string, max = 1000): MessageAttributeValue => ({
-  DataType: 'String',
-  StringValue: value.length > 0 ? value.slice(0, max) : '-',
-});
+/** The most UTF-8 bytes of each of our attribute values; a value is cut with `…` beyond it. */
+const MAX_VALUE_BYTES = {
+  code: 64,
+  field: 256,
+  reason: 1024,
+  stream: 64,
+  at: 32,
+  sourceMessageId: 128,
+  original: 256,
+} as const;
+/** All attributes together (names, data types and values): a small part of any message. */
+export const MAX_ATTRIBUTES_BYTES = 4096;
+/** SQS's message size before and after the 1 MiB raise; a DLQ takes what its source queue took. */
+const SQS_MESSAGE_SIZES = [256 * 1024, 1024 * 1024];
 
-/** Sends a poison or conflicting message to the stream's DLQ, body byte for byte, reason as attributes. */
+/** Room left for attributes next to this body, within the smallest SQS message size that holds it. */
+const attributeBudget = (body: string): number => {
+  const bodyBytes = Buffer.byteLength(body, 'utf8');
+  const limit = SQS_MESSAGE_SIZES.find((size) => size >= bodyBytes) ?? bodyBytes;
+  return Math.min(MAX_ATTRIBUTES_BYTES, limit - bodyBytes);
+};
+
+/**
+ * Sends a poison or conflicting message to the stream's DLQ, body byte for byte, reason as attributes.
+ * Every attribute value goes through `attributeText` (SQS refuses control characters and the send would
+ * fail on every retry); the rejection's own attributes come first, then up to four original ones.
+ */
 export class SqsDeadLetters implements DeadLetterPort {
   constructor(private readonly options: SqsDeadLettersOptions) {}
 
   async send(record: SqsRecordInput, rejection: Rejection): Promise<void> {
     const now = this.options.now ?? Date.now;
-    const ours: Record<string, MessageAttributeValue> = {
-      [REJECTION_ATTRIBUTES.code]: text(rejection.code),
-      [REJECTION_ATTRIBUTES.field]: text(rejection.field),
-      [REJECTION_ATTRIBUTES.reason]: text(rejection.reason),
-      [REJECTION_ATTRIBUTES.stream]: text(this.options.stream),
-      [REJECTION_ATTRIBUTES.at]: text(new Date(now()).toISOString()),
-      [REJECTION_ATTRIBUTES.sourceMessageId]: text(record.messageId),
-    };
-    const originals = Object.entries(record.messageAttributes ?? {})
-      .filter(([name, value]) => !(name in ours) && typeof value?.stringValue === 'string')
-      .slice(0, SQS_ATTRIBUTE_LIMIT - Object.keys(ours).length)
-      .map(([name, value]): [string, MessageAttributeValue] => [
-        name,
-        { DataType: value?.dataType ?? 'String', StringValue: value?.stringValue },
-      ]);
+    const ours: AttributeCandidate[] = [
+      { name: REJECTION_ATTRIBUTES.code, value: rejection.code, maxBytes: MAX_VALUE_BYTES.code },
+      {
+        name: REJECTION_ATTRIBUTES.stream,
+        value: this.options.stream,
+        maxBytes: MAX_VALUE_BYTES.stream,
+      },
+      {
+        name: REJECTION_ATTRIBUTES.sourceMessageId,
+        value: record.messageId,
+        maxBytes: MAX_VALUE_BYTES.sourceMessageId,
+      },
+      {
+        name: REJECTION_ATTRIBUTES.at,
+        value: new Date(now()).toISOString(),
+        maxBytes: MAX_VALUE_BYTES.at,
+      },
+      { name: REJECTION_ATTRIBUTES.field, value: rejection.field, maxBytes: MAX_VALUE_BYTES.field },
+      {
+        name: REJECTION_ATTRIBUTES.reason,
+        value: rejection.reason,
+        maxBytes: MAX_VALUE_BYTES.reason,
+      },
+    ];
+    const reserved = new Set(ours.map((attribute) => attribute.name));
+    const originals = Object.entries(record.messageAttributes ?? {}).flatMap(
+      ([name, attribute]): AttributeCandidate[] =>
+        !reserved.has(name) && typeof attribute?.stringValue === 'string'
+          ? [
+              {
+                name,
+                value: attribute.stringValue,
+                dataType: attribute.dataType ?? 'String',
+                maxBytes: MAX_VALUE_BYTES.original,
+              },
+            ]
+          : [],
+    );
     await this.options.client.send(
       new SendMessageCommand({
         QueueUrl: this.options.queueUrl,
         MessageBody: record.body,
-        MessageAttributes: { ...Object.fromEntries(originals), ...ours },
+        MessageAttributes: fitAttributes([...ours, ...originals], attributeBudget(record.body)),
         ...(this.options.fifo
           ? {
               MessageGroupId: record.attributes?.MessageGroupId ?? 'rejected',

@@ -10,6 +10,14 @@ export interface AlertMessage {
 /** SNS subjects: printable ASCII, no line breaks, at most 100 characters. */
 const SUBJECT_LIMIT = 100;
 
+/** Bidi controls reorder what a reader sees (an amount or account id can be made to read backwards). */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+/** Controls and line breaks in a value could forge a line of the body (`Alert key: …`). */
+const CONTROLS = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
+
+/** A value as a notification shows it: no bidi controls, on one line. */
+const plain = (text: string): string => text.replace(BIDI_CONTROLS, '').replace(CONTROLS, ' ');
+
 const money = (amount: string | undefined, currency: string | undefined): string =>
   amount === undefined ? 'n/a' : `${amount}${currency ? ` ${currency}` : ''}`;
 
@@ -22,10 +30,11 @@ const thresholdText = (alert: AlertEvent): string => {
 /** The notification people read: a short subject and a plain-text body with the facts. */
 export const alertMessage = (alert: AlertEvent, key: string): AlertMessage => {
   const budget = alert.budgetName ?? alert.budgetId ?? 'budget';
-  const subject =
+  const subject = plain(
     alert.kind === 'anomaly'
       ? `[${alert.severity}] Cost anomaly in ${alert.accountId}: ${money(alert.amount, alert.currency)}`
-      : `[${alert.severity}] ${budget} ${alert.kind === 'budget-forecast' ? 'forecast to exceed' : 'exceeded'} ${thresholdText(alert)}`;
+      : `[${alert.severity}] ${budget} ${alert.kind === 'budget-forecast' ? 'forecast to exceed' : 'exceeded'} ${thresholdText(alert)}`,
+  );
   const lines: [string, string | undefined][] =
     alert.kind === 'anomaly'
       ? [
@@ -53,7 +62,7 @@ export const alertMessage = (alert: AlertEvent, key: string): AlertMessage => {
     '',
     ...lines
       .filter(([, value]) => value !== undefined)
-      .map(([label, value]) => `${label}: ${value}`),
+      .map(([label, value]) => `${label}: ${plain(value ?? '')}`),
     '',
     `Alert key: ${key}`,
   ].join('\n');

@@ -1,6 +1,6 @@
 import { runBatch, type BatchItem, type BatchOutcome } from './batch';
 import { KeyedSerializer } from './concurrency';
-import { decodeRecord } from './envelope';
+import { decodeRecord, type DeliveryMode } from './envelope';
 import type { AlertEvent } from './events';
 import { parseAlertEvent } from './formats';
 import { alertKey } from './keys';
@@ -11,6 +11,8 @@ import { attempt } from './rejection';
 export interface AlertProcessorOptions {
   fifo: boolean;
   concurrency: number;
+  /** How SNS delivers to the queue (default `raw`). */
+  deliveryMode?: DeliveryMode;
   notifier: NotifierPort;
   deadLetters: DeadLetterPort;
 }
@@ -21,8 +23,11 @@ interface PreparedAlert extends BatchItem {
     { ok: true; value: { alert: AlertEvent; key: string } } | { ok: false; rejection: Rejection };
 }
 
-export const parseAlert = (record: SqsRecordInput): { alert: AlertEvent; key: string } => {
-  const alert = parseAlertEvent(decodeRecord(record));
+export const parseAlert = (
+  record: SqsRecordInput,
+  mode: DeliveryMode = 'raw',
+): { alert: AlertEvent; key: string } => {
+  const alert = parseAlertEvent(decodeRecord(record, mode));
   return { alert, key: alertKey(alert) };
 };
 
@@ -39,7 +44,7 @@ export const processAlertBatch = async (
     messageId: record.messageId,
     groupId: record.attributes?.MessageGroupId,
     record,
-    parsed: attempt(() => parseAlert(record)),
+    parsed: attempt(() => parseAlert(record, options.deliveryMode)),
   }));
   const settled = new Set<string>();
   const serializer = new KeyedSerializer();

@@ -1,4 +1,4 @@
-import { decodeRecord } from './envelope';
+import { decodeRecord, type DeliveryMode } from './envelope';
 import { fail } from './errors';
 import type { CostEvent } from './events';
 import { parseCostEvent } from './formats';
@@ -24,8 +24,12 @@ export interface ParsedCharge {
 
 const MAX_PARTITION_KEY_BYTES = 2048;
 
-export const parseCharge = (stream: string, record: SqsRecordInput): ParsedCharge => {
-  const { event } = parseCostEvent(decodeRecord(record));
+export const parseCharge = (
+  stream: string,
+  record: SqsRecordInput,
+  mode: DeliveryMode = 'raw',
+): ParsedCharge => {
+  const { event } = parseCostEvent(decodeRecord(record, mode));
   const contentHash = costContentHash(event);
   const identity = costIdentity(event, contentHash);
   const pk = ledgerPartitionKey(event);

@@ -1,6 +1,9 @@
 import { runBatch, type BatchItem, type BatchOutcome } from './batch';
 import { identityField, incomingOf, parseCharge, type ParsedCharge } from './charge';
 import { KeyedSerializer } from './concurrency';
+import type { DeliveryMode } from './envelope';
+import { fail } from './errors';
+import { fifoGroupId } from './keys';
 import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';
 import type { Outcome, RecordResult } from './outcomes';
 import {
@@ -21,6 +24,8 @@ export interface CostProcessorOptions {
   stream: string;
   fifo: boolean;
   concurrency: number;
+  /** How SNS delivers to the queue (default `raw`). */
+  deliveryMode?: DeliveryMode;
   ledger: LedgerPort;
   deadLetters: DeadLetterPort;
   /** Commit attempts per record when concurrent writers win the race (default 6). */
@@ -39,6 +44,22 @@ const GROUP_LIMIT = 25;
 
 const jitteredPause = (attemptNumber: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attemptNumber));
+
+/**
+ * On a FIFO queue a record's group must be the one keys.ts derives from its tenant and account: a body
+ * for one tenant sent in another tenant's group is poison, never booked.
+ */
+const checkMessageGroup = (record: SqsRecordInput, charge: ParsedCharge): void => {
+  const expected = fifoGroupId(charge.event.tenant, charge.event.accountId);
+  const actual = record.attributes?.MessageGroupId;
+  if (actual === expected) return;
+  fail(
+    'group-mismatch',
+    'MessageGroupId',
+    `message group ${actual === undefined ? '(none)' : JSON.stringify(actual)} is not ` +
+      `${JSON.stringify(expected)}, the group of the message's tenant and account`,
+  );
+};
 
 /** DynamoDB's verdict on the request itself (key or item too large, …): a retry gets the same answer. */
 const isPermanentWriteError = (error: unknown): boolean =>
@@ -87,7 +108,11 @@ export const processCostBatch = async (
     messageId: record.messageId,
     groupId: record.attributes?.MessageGroupId,
     record,
-    parsed: attempt(() => parseCharge(options.stream, record)),
+    parsed: attempt(() => {
+      const charge = parseCharge(options.stream, record, options.deliveryMode);
+      if (options.fifo) checkMessageGroup(record, charge);
+      return charge;
+    }),
   }));
   const charges = prepared.flatMap((item) => (item.parsed.ok ? [item.parsed.value] : []));
   const state = await preRead(options.ledger, charges);

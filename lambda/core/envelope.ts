@@ -1,4 +1,6 @@
+import { fail } from './errors';
 import type { DecodedRecord } from './events';
+import { parseJsonExact } from './json';
 
 /** The parts of an SQS record that decoding reads (matches aws-lambda's SQSRecord). */
 export interface SqsRecordLike {
@@ -13,7 +15,7 @@ const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } =
   const first = text.trimStart()[0];
   if (first !== '{' && first !== '[' && first !== '"') return { ok: false };
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseJsonExact(text) };
   } catch {
     return { ok: false };
   }
@@ -49,19 +51,41 @@ const sqsAttributes = (raw: SqsRecordLike['messageAttributes']): Record<string, 
 };
 
 /**
- * SQS record body → message + attributes. The body is either the raw published message (raw message
- * delivery) or an SNS notification envelope; detected per record. Non-JSON text is kept as a string.
+ * How SNS hands messages to the queue, from the subscription's raw message delivery setting (the
+ * consumer is told by its DELIVERY_MODE variable; it never guesses from the body).
  */
-export const decodeRecord = (record: SqsRecordLike): DecodedRecord => {
-  const attributes = sqsAttributes(record.messageAttributes);
+export type DeliveryMode = 'raw' | 'envelope';
+export const DELIVERY_MODES: readonly DeliveryMode[] = ['raw', 'envelope'];
+
+/**
+ * SQS record → message + attributes.
+ * `raw`: the body is the published message and the attributes are the SQS record's; a body shaped like
+ * an SNS envelope is just a body (its embedded attributes must never stand in for the real ones).
+ * `envelope`: the body must be an SNS notification; message and attributes come from it alone (with raw
+ * delivery off, only a direct SQS sender could have set record attributes).
+ * Non-JSON text is kept as a string.
+ */
+export const decodeRecord = (record: SqsRecordLike, mode: DeliveryMode = 'raw'): DecodedRecord => {
   const body = parseJson(record.body);
-  if (body.ok && isSnsEnvelope(body.value)) {
-    const inner = parseJson(body.value.Message);
+  if (mode === 'raw') {
     return {
-      message: inner.ok ? inner.value : body.value.Message,
-      attributes: { ...attributes, ...snsAttributes(body.value.MessageAttributes) },
-      snsWrapped: true,
+      message: body.ok ? body.value : record.body,
+      attributes: sqsAttributes(record.messageAttributes),
+      snsWrapped: false,
     };
   }
-  return { message: body.ok ? body.value : record.body, attributes, snsWrapped: false };
+  if (!body.ok || !isSnsEnvelope(body.value)) {
+    return fail(
+      'malformed-body',
+      '$',
+      'not an SNS notification envelope; this queue is subscribed without raw message delivery ' +
+        '(DELIVERY_MODE=envelope), so every body must be one',
+    );
+  }
+  const inner = parseJson(body.value.Message);
+  return {
+    message: inner.ok ? inner.value : body.value.Message,
+    attributes: snsAttributes(body.value.MessageAttributes),
+    snsWrapped: true,
+  };
 };

@@ -1,6 +1,14 @@
 /** Why a message cannot be processed. Poison: never retried, sent to the DLQ with this reason. */
 export type RejectionCode =
-  'malformed-body' | 'unknown-format' | 'missing-field' | 'invalid-field' | 'conflict';
+  | 'malformed-body'
+  | 'unknown-format'
+  | 'missing-field'
+  | 'invalid-field'
+  /** Over the size cap of its format (documented in docs/consumer-core.md); never parsed. */
+  | 'too-large'
+  | 'conflict'
+  /** FIFO: the record's MessageGroupId is not the group its tenant and account derive. */
+  | 'group-mismatch';
 
 export class ValidationError extends Error {
   constructor(

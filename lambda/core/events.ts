@@ -78,7 +78,7 @@ export interface AlertEvent {
 export interface DecodedRecord {
   /** Parsed JSON value, or the raw text when the message is not JSON (AWS Budgets sends plain text). */
   message: unknown;
-  /** String message attributes from the SNS envelope or the SQS record (SNS wins). */
+  /** String message attributes: the SQS record's (raw delivery) or the SNS envelope's, never both. */
   attributes: Record<string, string>;
   /** True when the body was an SNS notification envelope. */
   snsWrapped: boolean;

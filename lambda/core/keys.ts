@@ -24,7 +24,7 @@ export const costContentHash = (event: CostEvent): string => sha256Hex(canonical
  */
 export type IdentityKind = 'event' | 'line-item' | 'content';
 
-/** Which rule makes two charges "the same charge" (DESIGN §4, in order of precedence). */
+/** Which rule makes two charges "the same charge" (in order of precedence). */
 export interface CostIdentity {
   kind: IdentityKind;
   /** eventId, lineItemId or the content hash. */
@@ -66,16 +66,57 @@ export const billingPeriodOf = (event: CostEvent): string =>
 export const chargeSortKey = (identity: CostIdentity): string => `CHARGE#${identity.digest}`;
 export const totalSortKey = (currency: string): string => `TOTAL#${currency}`;
 
-/** What a publisher of the FIFO cost topic sets: one group per tenant and account, dedup id = content hash. */
+/**
+ * SQS/SNS FIFO ids: 1–128 characters, alphanumerics and ASCII punctuation.
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html
+ */
+const FIFO_ID = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
+export const isValidFifoId = (id: string): boolean => FIFO_ID.test(id);
+
+const TENANT_SLUG = /^[a-z0-9-]{1,64}$/;
+/** Marks a hashed part; a readable part never starts with it, so the two forms cannot meet. */
+const HASHED = '=';
+const hashedPart = (text: string): string =>
+  HASHED + createHash('sha256').update(text, 'utf8').digest('base64url');
+
+/**
+ * The FIFO message group of a tenant's account: `tenant#account` when that is a valid group id,
+ * otherwise the part that is not (a free-form account id, with spaces or non-ASCII characters, or too
+ * long) becomes `=` + its SHA-256 in base64url. At most 64 + 1 + 44 characters; distinct inputs give
+ * distinct ids (the tenant part never holds `#`, a readable part never starts with `=`).
+ */
+export const fifoGroupId = (tenant: string, accountId: string): string => {
+  const tenantPart = TENANT_SLUG.test(tenant) ? tenant : hashedPart(tenant);
+  const readable = `${tenantPart}#${accountId}`;
+  return isValidFifoId(readable) && !accountId.startsWith(HASHED)
+    ? readable
+    : `${tenantPart}#${hashedPart(accountId)}`;
+};
+
+/**
+ * The FIFO deduplication id of a cost event: everything that makes a delivery distinct to the ledger —
+ * its identity (ledger partition, source, kind, id), its version and its content. A line item restated
+ * back to earlier content (v1 = 10, v2 = 20, v3 = 10) therefore is not dropped by the broker as a copy
+ * of v1. 64 hex characters.
+ */
+export const fifoDeduplicationId = (event: CostEvent): string => {
+  const contentHash = costContentHash(event);
+  const identity = costIdentity(event, contentHash);
+  return sha256Hex(
+    canonicalize({ identity: identity.digest, version: identity.version, content: contentHash }),
+  );
+};
+
+/** What a publisher of the FIFO cost topic sets: one group per tenant and account, the delivery's dedup id. */
 export const fifoPublishIds = (
   event: CostEvent,
 ): { messageGroupId: string; messageDeduplicationId: string } => ({
-  messageGroupId: `${event.tenant}#${event.accountId}`.slice(0, 128),
-  messageDeduplicationId: costContentHash(event),
+  messageGroupId: fifoGroupId(event.tenant, event.accountId),
+  messageDeduplicationId: fifoDeduplicationId(event),
 });
 
 /**
- * Alert identity (DESIGN §4): budget alerts by tenant, source, account, budget, period, actual/forecasted
+ * Alert identity: budget alerts by tenant, source, account, budget, period, actual/forecasted
  * and threshold; anomalies by tenant, account and anomaly id. The spend amount is not part of it: a GCP
  * budget notification re-sent with a higher cost is the same alert.
  */

@@ -1,4 +1,4 @@
-/** The one outcome of a record (DESIGN §6). `failed` records are retried; every other outcome is acked. */
+/** The one outcome of a record (docs/consumer-core.md#outcomes). `failed` records are retried; every other outcome is acked. */
 export type Outcome =
   | 'applied'
   | 'restated'

@@ -38,7 +38,7 @@ beforeEach(() => {
   snsMock.on(PublishCommand).resolves({ MessageId: 'published' });
 });
 
-const newHandler = async () => {
+const newHandler = async (environment: NodeJS.ProcessEnv = {}) => {
   const dlqUrl = await sqs.createQueue(`alerts-dlq-${Math.random().toString(36).slice(2, 10)}`);
   return createBudgetAlertsHandler(
     {
@@ -48,6 +48,7 @@ const newHandler = async () => {
       DEDUP_TABLE_NAME: tables.dedupTable,
       NOTIFICATIONS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:notifications',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      ...environment,
     },
     { dynamo, sqs: sqs.client, sns },
   );
@@ -61,15 +62,16 @@ const gcp = (data: Record<string, unknown>) => {
 describe('budget alerts handler against DynamoDB Local', () => {
   it('an alert delivered five times, in separate invocations and in one batch, is published once', async () => {
     const handler = await newHandler();
+    const envelopeHandler = await newHandler({ DELIVERY_MODE: 'envelope' });
     const text = fixture('aws-budgets-notification.txt');
     for (let delivery = 0; delivery < 3; delivery++) {
-      const response = await handler(
-        sqsEvent([sqsRecord(delivery % 2 ? snsEnvelope(text) : text)]),
-        lambdaContext(),
-      );
+      const response =
+        delivery % 2
+          ? await envelopeHandler(sqsEvent([sqsRecord(snsEnvelope(text))]), lambdaContext())
+          : await handler(sqsEvent([sqsRecord(text)]), lambdaContext());
       expect(response.batchItemFailures).toEqual([]);
     }
-    await handler(sqsEvent([sqsRecord(text), sqsRecord(snsEnvelope(text))]), lambdaContext());
+    await handler(sqsEvent([sqsRecord(text), sqsRecord(text)]), lambdaContext());
     const publishes = snsMock.commandCalls(PublishCommand);
     expect(publishes).toHaveLength(1);
     const input = publishes[0].args[0].input;
@@ -123,7 +125,9 @@ describe('budget alerts handler against DynamoDB Local', () => {
       middleware: (next, context) => async (args) => {
         if (context.commandName === 'UpdateItemCommand' && throttledUpdates > 0) {
           throttledUpdates--;
-          throw Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException' });
+          throw Object.assign(new Error('Rate exceeded'), {
+            name: 'ProvisionedThroughputExceededException',
+          });
         }
         return next(args);
       },
@@ -139,7 +143,10 @@ describe('budget alerts handler against DynamoDB Local', () => {
     );
     const message = gcp({ alertThresholdExceeded: 0.5 });
     const deliver = () =>
-      handler(sqsEvent([sqsRecord(message.body, { attributes: message.attributes })]), lambdaContext(50));
+      handler(
+        sqsEvent([sqsRecord(message.body, { attributes: message.attributes })]),
+        lambdaContext(50),
+      );
     expect((await deliver()).batchItemFailures).toEqual([]);
     expect(throttledUpdates).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 100));

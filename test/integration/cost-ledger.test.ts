@@ -4,6 +4,7 @@ import Big from 'big.js';
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { readPartitionCharges, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { parseCharge } from '../../lambda/core/cost-processor';
+import { fifoGroupId } from '../../lambda/core/keys';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import type { SQSRecord } from 'aws-lambda';
 import {
@@ -26,16 +27,19 @@ let tables: LedgerTables;
 let dynamo: DynamoDBClient;
 const counter = new RequestCounter();
 let throttleAccount: string | undefined;
+let throttleSku: string | undefined;
 
-/** Fault injection from outside the production code: throttle every transaction touching one account. */
+/** Fault injection from outside the production code: throttle every transaction touching one account or SKU. */
 const throttling: Middleware = (next, context) => async (args) => {
   const input = args.input as {
-    TransactItems?: { Put?: { Item?: { accountId?: { S?: string } } } }[];
+    TransactItems?: { Put?: { Item?: { accountId?: { S?: string }; skuId?: { S?: string } } } }[];
   };
   const touches = input.TransactItems?.some(
-    (item) => item.Put?.Item?.accountId?.S === throttleAccount,
+    (item) =>
+      (throttleAccount !== undefined && item.Put?.Item?.accountId?.S === throttleAccount) ||
+      (throttleSku !== undefined && item.Put?.Item?.skuId?.S === throttleSku),
   );
-  if (context.commandName === 'TransactWriteItemsCommand' && throttleAccount && touches) {
+  if (context.commandName === 'TransactWriteItemsCommand' && touches) {
     throw Object.assign(new Error('Rate exceeded'), {
       name: 'ProvisionedThroughputExceededException',
       $fault: 'client',
@@ -58,9 +62,10 @@ afterAll(async () => {
 beforeEach(() => {
   counter.reset();
   throttleAccount = undefined;
+  throttleSku = undefined;
 });
 
-const newHandler = async (fifo = false) => {
+const newHandler = async (fifo = false, environment: NodeJS.ProcessEnv = {}) => {
   const dlqName = `cost-dlq-${Math.random().toString(36).slice(2, 10)}${fifo ? '.fifo' : ''}`;
   const dlqUrl = await sqs.createQueue(dlqName, fifo ? { FifoQueue: 'true' } : {});
   const handler = createCostLedgerHandler(
@@ -73,6 +78,7 @@ const newHandler = async (fifo = false) => {
       DEDUP_TTL_SECONDS: String(35 * 86400),
       MAX_CONCURRENCY: '8',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      ...environment,
     },
     { dynamo, sqs: sqs.client },
   );
@@ -126,6 +132,7 @@ const newChargeCommit = (input: { accountId: string; amount: string; skuId?: str
 describe('cost ledger handler against DynamoDB Local', () => {
   it('applies a new charge with one pre-read and one transaction; a reformatted re-publish costs no write', async () => {
     const { handler } = await newHandler();
+    const envelopeSubscription = (await newHandler(false, { DELIVERY_MODE: 'envelope' })).handler;
     const account = 'acct-requests';
     const first = await handler(
       sqsEvent([sqsRecord(costEvent({ accountId: account, amount: '12.30' }))]),
@@ -139,7 +146,7 @@ describe('cost ledger handler against DynamoDB Local', () => {
       amount: 12.3,
       ...costEvent({ accountId: account, amount: '1.23e1' }),
     });
-    await handler(sqsEvent([sqsRecord(snsEnvelope(reordered))]));
+    await envelopeSubscription(sqsEvent([sqsRecord(snsEnvelope(reordered))]));
     expect(counter.snapshot()).toEqual({ BatchGetItemCommand: 1 });
     expect(await totalsOf(account)).toEqual({ USD: { total: '12.3', charges: 1 } });
   });
@@ -344,21 +351,28 @@ describe('cost ledger handler against DynamoDB Local', () => {
 
   it('FIFO: after a failure in a group the rest of that group is failed unprocessed; other groups go on', async () => {
     const { handler } = await newHandler(true);
-    throttleAccount = 'acct-fifo-a';
+    throttleSku = 'sku-throttled';
     const a = ['1', '2', '3'].map((amount, index) =>
-      sqsRecord(costEvent({ accountId: index === 1 ? 'acct-fifo-a' : 'acct-fifo-a-ok', amount }), {
-        groupId: 'acme#A',
-      }),
+      sqsRecord(
+        costEvent({
+          accountId: 'acct-fifo-a',
+          amount,
+          skuId: index === 1 ? 'sku-throttled' : `sku-${amount}`,
+        }),
+        { groupId: fifoGroupId('acme', 'acct-fifo-a') },
+      ),
     );
     const b = ['4', '5'].map((amount) =>
-      sqsRecord(costEvent({ accountId: 'acct-fifo-b', amount }), { groupId: 'acme#B' }),
+      sqsRecord(costEvent({ accountId: 'acct-fifo-b', amount }), {
+        groupId: fifoGroupId('acme', 'acct-fifo-b'),
+      }),
     );
     const response = await handler(sqsEvent([a[0], b[0], a[1], b[1], a[2]]));
     expect(response.batchItemFailures).toEqual([
       { itemIdentifier: a[1].messageId },
       { itemIdentifier: a[2].messageId },
     ]);
-    expect(await totalsOf('acct-fifo-a-ok')).toEqual({ USD: { total: '1', charges: 1 } });
+    expect(await totalsOf('acct-fifo-a')).toEqual({ USD: { total: '1', charges: 1 } });
     expect(await totalsOf('acct-fifo-b')).toEqual({ USD: { total: '9', charges: 2 } });
   });
 
@@ -366,7 +380,7 @@ describe('cost ledger handler against DynamoDB Local', () => {
     const { handler } = await newHandler();
     const body = costEvent({ accountId: 'acct-in-batch', amount: '4.2' });
     const response = await handler(
-      sqsEvent([sqsRecord(body), sqsRecord(body), sqsRecord(snsEnvelope(body))]),
+      sqsEvent([sqsRecord(body), sqsRecord(body), sqsRecord({ ...body, amount: '4.20' })]),
     );
     expect(response.batchItemFailures).toEqual([]);
     expect(counter.snapshot()).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });

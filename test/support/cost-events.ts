@@ -1,4 +1,4 @@
-/** Canonical cost events for tests (camelCase, DESIGN §3). */
+/** Canonical cost events for tests (camelCase, lambda/core/formats/cost-canonical.ts). */
 export interface CostEventInput {
   tenant?: string;
   source?: string;

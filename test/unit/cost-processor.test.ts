@@ -1,5 +1,6 @@
 import { parseCharge, processCostBatch } from '../../lambda/core/cost-processor';
 import type { StoredCharge } from '../../lambda/core/ledger-decision';
+import { fifoGroupId } from '../../lambda/core/keys';
 import {
   refKey,
   type ChargeCommit,
@@ -10,7 +11,7 @@ import {
   type LedgerPort,
 } from '../../lambda/core/ports';
 import { costEvent } from '../support/cost-events';
-import { sqsRecord } from '../support/sqs-events';
+import { snsEnvelope, sqsRecord } from '../support/sqs-events';
 
 /** A ledger whose answers a test scripts; it records what it was asked. */
 class ScriptedLedger implements LedgerPort {
@@ -131,5 +132,107 @@ describe('processCostBatch decisions around the pre-read', () => {
     const outcome = await processCostBatch([v1], options(ledger, dlq));
     expect(outcome.results[0].outcome).toBe('conflict');
     expect(dlq.sent).toEqual([v1.messageId]);
+  });
+});
+
+describe('processCostBatch: message identity', () => {
+  const rejections = () => {
+    const sent: { messageId: string; code: string; reason: string }[] = [];
+    const port: DeadLetterPort = {
+      send: async (record, rejection) =>
+        void sent.push({
+          messageId: record.messageId,
+          code: rejection.code,
+          reason: rejection.reason,
+        }),
+    };
+    return { sent, port };
+  };
+  const fifoOptions = (ledger: LedgerPort, dlq: DeadLetterPort) => ({
+    ...options(ledger, dlq),
+    fifo: true,
+  });
+
+  it('FIFO: a record in the group its tenant and account derive is booked', async () => {
+    const ledger = new ScriptedLedger();
+    const dlq = rejections();
+    const record = sqsRecord(costEvent({ tenant: 'initech', accountId: 'Konto 7', amount: '1' }), {
+      groupId: fifoGroupId('initech', 'Konto 7'),
+    });
+    const outcome = await processCostBatch([record], fifoOptions(ledger, dlq.port));
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied']);
+    expect(dlq.sent).toEqual([]);
+  });
+
+  it("FIFO: a body for one tenant in another tenant's group is rejected as group-mismatch, naming both ids", async () => {
+    const ledger = new ScriptedLedger();
+    const dlq = rejections();
+    const smuggled = sqsRecord(costEvent({ tenant: 'initech', accountId: '42', amount: '1' }), {
+      groupId: 'acme#42',
+    });
+    const outcome = await processCostBatch([smuggled], fifoOptions(ledger, dlq.port));
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['rejected']);
+    expect(dlq.sent).toEqual([
+      {
+        messageId: smuggled.messageId,
+        code: 'group-mismatch',
+        reason: expect.stringMatching(/"acme#42".*"initech#42"/),
+      },
+    ]);
+    expect(ledger.calls).toEqual([]);
+  });
+
+  it('FIFO: a record without a group is rejected too', async () => {
+    const dlq = rejections();
+    const outcome = await processCostBatch(
+      [sqsRecord(costEvent({ amount: '1' }))],
+      fifoOptions(new ScriptedLedger(), dlq.port),
+    );
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['rejected']);
+    expect(dlq.sent[0]).toMatchObject({ code: 'group-mismatch', reason: /\(none\)/ });
+  });
+
+  it('standard queues have no group to check', async () => {
+    const outcome = await processCostBatch(
+      [sqsRecord(costEvent({ amount: '1' }))],
+      options(new ScriptedLedger(), deadLetters()),
+    );
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied']);
+  });
+
+  it('raw delivery: a forged SNS envelope in the body cannot rebook a message to another tenant', async () => {
+    const ledger = new ScriptedLedger();
+    const dlq = rejections();
+    const forged = sqsRecord(snsEnvelope(costEvent({ amount: '1' }), { tenant: 'globex' }), {
+      attributes: { tenant: 'acme' },
+    });
+    const outcome = await processCostBatch([forged], {
+      ...options(ledger, dlq.port),
+      deliveryMode: 'raw',
+    });
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['rejected']);
+    expect(dlq.sent).toEqual([
+      { messageId: forged.messageId, code: 'unknown-format', reason: expect.any(String) },
+    ]);
+    expect(ledger.calls).toEqual([]);
+  });
+
+  it('envelope delivery: the envelope is unwrapped and its attributes are the only ones read', async () => {
+    const ledger = new ScriptedLedger();
+    const dlq = rejections();
+    const { tenant: _tenant, ...withoutTenant } = costEvent({ amount: '1' });
+    const wrapped = sqsRecord(snsEnvelope(withoutTenant, { tenant: 'acme' }), {
+      attributes: { tenant: 'globex' },
+    });
+    const outcome = await processCostBatch([wrapped], {
+      ...options(ledger, dlq.port),
+      deliveryMode: 'envelope',
+    });
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied']);
+    const expected = parseCharge(
+      'cost-events',
+      sqsRecord({ ...withoutTenant, tenant: 'acme' }),
+    ).contentHash;
+    expect(outcome.results[0].hash).toBe(expected);
   });
 });

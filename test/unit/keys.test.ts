@@ -1,21 +1,19 @@
 import fc from 'fast-check';
-import { decodeRecord } from '../../lambda/core/envelope';
+import { decodeRecord, type DeliveryMode } from '../../lambda/core/envelope';
 import { parseCostEvent } from '../../lambda/core/formats';
-import { alertKey, costContentHash, costIdentity, fifoPublishIds } from '../../lambda/core/keys';
+import {
+  alertKey,
+  costContentHash,
+  costIdentity,
+  fifoGroupId,
+  fifoPublishIds,
+  isValidFifoId,
+} from '../../lambda/core/keys';
 import { parseAlertEvent } from '../../lambda/core/formats';
 import { snsEnvelope } from '../support/sqs-events';
 
-const hashOf = (body: string, attributes: Record<string, string> = {}) =>
-  costContentHash(
-    parseCostEvent(
-      decodeRecord({
-        body,
-        messageAttributes: Object.fromEntries(
-          Object.entries(attributes).map(([k, v]) => [k, { stringValue: v }]),
-        ),
-      }),
-    ).event,
-  );
+const hashOf = (body: string, mode: DeliveryMode = 'raw') =>
+  costContentHash(parseCostEvent(decodeRecord({ body }, mode)).event);
 
 const shuffle = <T>(items: T[], seed: number): T[] => {
   const copy = [...items];
@@ -77,7 +75,7 @@ describe('content hash (property tests)', () => {
         expect(hashOf(JSON.stringify(reorder(event, seed), null, 2))).toBe(reference);
         expect(hashOf(JSON.stringify({ ...event, amount: withTrailingZeros }))).toBe(reference);
         expect(hashOf(JSON.stringify({ ...event, amount: `${event.amount}e0` }))).toBe(reference);
-        expect(hashOf(snsEnvelope(reorder(event, seed + 1)))).toBe(reference);
+        expect(hashOf(snsEnvelope(reorder(event, seed + 1)), 'envelope')).toBe(reference);
         expect(hashOf(JSON.stringify({ ...event, currency: event.currency.toLowerCase() }))).toBe(
           reference,
         );
@@ -103,7 +101,7 @@ describe('content hash (property tests)', () => {
     fc.assert(
       fc.property(canonicalEvent, fc.integer({ min: 1, max: 1000 }), (event, version) => {
         const reference = hashOf(JSON.stringify(event));
-        expect(hashOf(snsEnvelope(event))).toBe(reference);
+        expect(hashOf(snsEnvelope(event), 'envelope')).toBe(reference);
         expect(hashOf(JSON.stringify({ ...event, lineItemId: 'li', version }))).toBe(
           hashOf(JSON.stringify({ ...event, lineItemId: 'li', version: version + 1 })),
         );
@@ -168,7 +166,7 @@ describe('content hash (property tests)', () => {
     );
   });
 
-  it('publishers group FIFO messages by tenant and account and dedup them by content hash', () => {
+  it('publishers group FIFO messages by tenant and account', () => {
     const event = parseCostEvent(
       decodeRecord({
         body: JSON.stringify({
@@ -182,10 +180,97 @@ describe('content hash (property tests)', () => {
         }),
       }),
     ).event;
-    expect(fifoPublishIds(event)).toEqual({
-      messageGroupId: 'acme#42',
-      messageDeduplicationId: costContentHash(event),
-    });
+    expect(fifoPublishIds(event).messageGroupId).toBe('acme#42');
+    expect(fifoPublishIds(event).messageDeduplicationId).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('FIFO deduplication id', () => {
+  const eventOf = (fields: Record<string, unknown>) =>
+    parseCostEvent(
+      decodeRecord({
+        body: JSON.stringify({
+          tenant: 'acme',
+          source: 'aws',
+          accountId: '42',
+          chargePeriodStart: '2026-11-01T00:00:00Z',
+          chargeCategory: 'usage',
+          currency: 'USD',
+          ...fields,
+        }),
+      }),
+    ).event;
+  const dedupIdOf = (fields: Record<string, unknown>) =>
+    fifoPublishIds(eventOf(fields)).messageDeduplicationId;
+
+  it('a line item restated back to earlier content (v1 = 10, v2 = 20, v3 = 10) is three deliveries', () => {
+    const v1 = dedupIdOf({ lineItemId: 'li-1', version: 1, amount: '10' });
+    const v2 = dedupIdOf({ lineItemId: 'li-1', version: 2, amount: '20' });
+    const v3 = dedupIdOf({ lineItemId: 'li-1', version: 3, amount: '10' });
+    expect(new Set([v1, v2, v3]).size).toBe(3);
+  });
+
+  it('the same delivery, however it is spelled, keeps its id (a publisher retry is dropped)', () => {
+    const fields = { lineItemId: 'li-1', version: 2, amount: '10' };
+    expect(dedupIdOf({ ...fields, amount: 10.0, currency: 'usd' })).toBe(dedupIdOf(fields));
+  });
+
+  it('differs for another identity with the same content, and for other content', () => {
+    const reference = dedupIdOf({ eventId: 'e-1', amount: '10' });
+    expect(dedupIdOf({ eventId: 'e-2', amount: '10' })).not.toBe(reference);
+    expect(dedupIdOf({ eventId: 'e-1', amount: '11' })).not.toBe(reference);
+    expect(dedupIdOf({ eventId: 'e-1', amount: '10', accountId: '43' })).not.toBe(reference);
+  });
+
+  it('is always a valid FIFO id', () => {
+    fc.assert(
+      fc.property(canonicalEvent, fc.integer({ min: 1, max: 10_000 }), (event, version) => {
+        const id = dedupIdOf({ ...event, lineItemId: 'li', version });
+        expect(isValidFifoId(id)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('FIFO group id', () => {
+  const anyText = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 300 }),
+    fc.string({ unit: 'grapheme', maxLength: 40 }),
+    fc.stringMatching(/^[A-Za-z0-9:._#=-]{0,140}$/),
+  );
+
+  it('keeps tenant#account readable when that is a valid group id', () => {
+    expect(fifoGroupId('acme', '200000000011')).toBe('acme#200000000011');
+    expect(fifoGroupId('acme', 'billing-0A1B2C-3D4E5F')).toBe('acme#billing-0A1B2C-3D4E5F');
+  });
+
+  it('hashes an account id SQS would refuse: spaces, non-ASCII, too long', () => {
+    for (const account of ['Konto Müller', 'acct 42', 'ünïcode', 'x'.repeat(124)]) {
+      const id = fifoGroupId('acme', account);
+      expect(isValidFifoId(id)).toBe(true);
+      expect(id).toMatch(/^acme#=[A-Za-z0-9_-]{43}$/);
+    }
+  });
+
+  it('any tenant and account give a valid, stable group id; distinct inputs give distinct ids', () => {
+    fc.assert(
+      fc.property(anyText, anyText, anyText, (tenant, account, other) => {
+        const id = fifoGroupId(tenant, account);
+        expect(isValidFifoId(id)).toBe(true);
+        expect(id.length).toBeLessThanOrEqual(128);
+        expect(fifoGroupId(tenant, account)).toBe(id);
+        if (other !== account) expect(fifoGroupId(tenant, other)).not.toBe(id);
+        if (other !== tenant) expect(fifoGroupId(other, account)).not.toBe(id);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("an account id that looks like a hashed part cannot take another account's group", () => {
+    const hashed = fifoGroupId('acme', 'Konto Müller');
+    const lookalike = hashed.slice('acme#'.length);
+    expect(fifoGroupId('acme', lookalike)).not.toBe(hashed);
+    expect(fifoGroupId('acme', 'x#y')).not.toBe(fifoGroupId('acme#x', 'y'));
   });
 });
 

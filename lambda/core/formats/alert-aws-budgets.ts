@@ -11,8 +11,8 @@
  *   ACTUAL Amount: $8,214.55
  *
  * Tolerates CRLF/CR line ends, blank lines, a `Label:` whose value is on the next line, and rewrapped prose.
- * - accountId: `AWS Account 200000000011` (12 digits; dashes allowed). budgetName: `Budget Name:`.
- *   Either missing → `missing-field` (`accountId`, `budgetName`).
+ * - accountId: `AWS Account 200000000011` (12 digits; dashes allowed). budgetName: `Budget Name:`, NFC,
+ *   visible text only (`invalid-field` otherwise). Either missing → `missing-field` (`accountId`, `budgetName`).
  * - thresholdType/kind: `Alert Type:` ACTUAL → actual/budget-threshold, FORECASTED → forecasted/budget-forecast
  *   (else the `ACTUAL Cost`/`FORECASTED Cost` wording of the prose).
  * - threshold: an amount → its decimal (`8000`); a percent → `80%`.
@@ -27,7 +27,7 @@
 import { fail } from '../errors';
 import type { AlertEvent } from '../events';
 import { toDecimal } from '../decimal';
-import { requiredString } from './fields';
+import { requiredIdentifier, requiredName } from './fields';
 import { finishAlertEvent, severityAtLeast } from './alert-common';
 import { resolveTenant } from './scope';
 
@@ -45,25 +45,34 @@ const MONEY =
   /^(?<pre>US\$|[$€£¥₹]|[A-Z]{3}(?![A-Za-z]))?\s*(?<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*(?<post>[A-Z]{3}(?![A-Za-z])|[$€£¥₹]|[A-Za-z][A-Za-z/-]*)?$/;
 const PERCENT = /^(?<num>[-+]?\d+(?:\.\d+)?)\s*%$/;
 const COMPARATOR = /^(?:>=|≥|>|greater than(?: or equal to)?)\s*/i;
+// Leading blanks may not cross a line end: `^\s*` under /m rescans every following blank line from
+// each line start, quadratic on a body of blank lines.
+const BUDGET_NAME_LINE = /^[^\S\n\r\u2028\u2029]*Budget Name[^\S\n\r\u2028\u2029]*:/im;
 
 export const looksAwsBudgets = (message: unknown): message is string =>
   typeof message === 'string' &&
-  (/AWS Budget Notification/i.test(message) || /^\s*Budget Name\s*:/im.test(message));
+  (/AWS Budget Notification/i.test(message) || BUDGET_NAME_LINE.test(message));
 
-/** `Label: value` lines, label lower-cased; the first occurrence wins. */
-const readLabels = (lines: string[]): Map<string, string> => {
+/**
+ * `Label: value` lines, label lower-cased; the first occurrence wins. A label with nothing after it
+ * takes the next non-blank line unless that line is a label itself. One pass, each line read once.
+ */
+export const readLabels = (lines: readonly string[]): Map<string, string> => {
   const labels = new Map<string, string>();
-  lines.forEach((line, index) => {
+  let awaitingValue: string | undefined;
+  for (const line of lines) {
+    if (line === '') continue;
     const match = LABEL_LINE.exec(line);
-    if (!match) return;
-    const label = match[1].toLowerCase().replace(/\s+/g, ' ');
-    let value = match[2].trim();
-    if (value === '') {
-      const next = lines.slice(index + 1).find((candidate) => candidate !== '');
-      value = next !== undefined && !LABEL_LINE.test(next) ? next : '';
+    if (awaitingValue !== undefined) {
+      if (!match && !labels.has(awaitingValue)) labels.set(awaitingValue, line);
+      awaitingValue = undefined;
     }
-    if (value !== '' && !labels.has(label)) labels.set(label, value);
-  });
+    if (!match) continue;
+    const label = match[1].toLowerCase().replace(/\s+/g, ' ');
+    const value = match[2].trim();
+    if (value === '') awaitingValue = label;
+    else if (!labels.has(label)) labels.set(label, value);
+  }
   return labels;
 };
 
@@ -181,8 +190,8 @@ export const parseAwsBudgets = (
   // The date follows the heading, possibly wrapped onto the next line.
   const heading = /AWS Budget Notification\s+(.{0,40})/i.exec(prose)?.[1];
 
-  const accountId = accountOf(text);
-  const budgetName = requiredString(labels.get('budget name'), 'budgetName');
+  const accountId = requiredIdentifier(accountOf(text), 'accountId');
+  const budgetName = requiredName(labels.get('budget name'), 'budgetName');
   const thresholdType = thresholdTypeOf(labels, prose);
   const thresholdText =
     labels.get('alert threshold') ??

@@ -40,10 +40,13 @@ import {
   optionalCurrency,
   optionalDecimal,
   optionalEnum,
+  optionalIdentifier,
   optionalInstant,
+  optionalName,
   optionalString,
   own,
   requiredEnum,
+  requiredIdentifier,
   requiredString,
   type JsonObject,
 } from './fields';
@@ -90,8 +93,8 @@ const readThreshold = (value: unknown): string | undefined => {
 };
 
 const budgetFields = (message: JsonObject, kind: AlertKind): Partial<AlertEvent> => {
-  const budgetId = optionalString(own(message, 'budgetId'), 'budgetId');
-  const budgetName = optionalString(own(message, 'budgetName'), 'budgetName');
+  const budgetId = optionalIdentifier(own(message, 'budgetId'), 'budgetId');
+  const budgetName = optionalName(own(message, 'budgetName'), 'budgetName');
   if (budgetId === undefined && budgetName === undefined) {
     fail('missing-field', 'budgetId', 'budgetId or budgetName is required');
   }
@@ -116,9 +119,9 @@ const budgetFields = (message: JsonObject, kind: AlertKind): Partial<AlertEvent>
 };
 
 const anomalyFields = (message: JsonObject): Partial<AlertEvent> => ({
-  anomalyId: requiredString(own(message, 'anomalyId'), 'anomalyId'),
+  anomalyId: requiredIdentifier(own(message, 'anomalyId'), 'anomalyId'),
   anomalyStart: optionalInstant(own(message, 'anomalyStart'), 'anomalyStart'),
-  monitorArn: optionalString(own(message, 'monitorArn'), 'monitorArn'),
+  monitorArn: optionalIdentifier(own(message, 'monitorArn'), 'monitorArn'),
   service: optionalString(own(message, 'service'), 'service'),
 });
 
@@ -129,7 +132,7 @@ export const parseCanonicalAlert = (
   const kind = requiredEnum(own(message, 'alertKind'), 'alertKind', ALERT_KINDS);
   const tenant = resolveTenant(attributes, own(message, 'tenant'));
   const source = resolveSource(attributes, own(message, 'source'));
-  const accountId = requiredString(own(message, 'accountId'), 'accountId');
+  const accountId = requiredIdentifier(own(message, 'accountId'), 'accountId');
   const specific = kind === 'anomaly' ? anomalyFields(message) : budgetFields(message, kind);
   return finishAlertEvent({
     kind,

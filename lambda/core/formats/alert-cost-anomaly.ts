@@ -17,12 +17,13 @@ import {
   isBlank,
   isObject,
   optionalDecimal,
+  optionalIdentifier,
   optionalString,
   own,
   preview,
   requiredDecimal,
+  requiredIdentifier,
   requiredInstant,
-  requiredString,
   type JsonObject,
 } from './fields';
 import { finishAlertEvent, severityAtLeast } from './alert-common';
@@ -75,10 +76,10 @@ export const parseCostAnomaly = (
     format: 'cost-anomaly',
     tenant: resolveTenant(attributes),
     source: 'aws',
-    accountId: requiredString(own(message, 'accountId'), 'accountId'),
-    anomalyId: requiredString(own(message, 'anomalyId'), 'anomalyId'),
+    accountId: requiredIdentifier(own(message, 'accountId'), 'accountId'),
+    anomalyId: requiredIdentifier(own(message, 'anomalyId'), 'anomalyId'),
     anomalyStart: requiredInstant(own(message, 'anomalyStartDate'), 'anomalyStartDate'),
-    monitorArn: optionalString(own(message, 'monitorArn'), 'monitorArn'),
+    monitorArn: optionalIdentifier(own(message, 'monitorArn'), 'monitorArn'),
     service:
       (cause && optionalString(own(cause, 'service'), 'rootCauses[0].service')) ??
       optionalString(own(message, 'dimensionalValue'), 'dimensionalValue'),

@@ -22,15 +22,18 @@ import {
   isBlank,
   isObject,
   optionalDecimal,
+  optionalIdentifier,
   optionalString,
   own,
   preview,
   requiredCurrency,
   requiredDecimal,
+  requiredIdentifier,
   requiredInstant,
-  requiredString,
+  requiredName,
   type JsonObject,
 } from './fields';
+import { parseJsonExact } from '../json';
 import { finishAlertEvent, severityAtLeast } from './alert-common';
 import { resolveTenant } from './scope';
 
@@ -75,7 +78,7 @@ const decodeData = (data: unknown, field: string): JsonObject => {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonExact(text);
   } catch {
     return fail('malformed-body', field, 'payload is not JSON');
   }
@@ -149,9 +152,9 @@ export const parseGcpBudget = (
     format: 'gcp-budget',
     tenant: resolveTenant(tenantAttributes),
     source: 'gcp',
-    accountId: requiredString(attrs.billingAccountId, 'billingAccountId'),
-    budgetId: optionalString(attrs.budgetId, 'budgetId'),
-    budgetName: requiredString(own(data, 'budgetDisplayName'), 'budgetDisplayName'),
+    accountId: requiredIdentifier(attrs.billingAccountId, 'billingAccountId'),
+    budgetId: optionalIdentifier(attrs.budgetId, 'budgetId'),
+    budgetName: requiredName(own(data, 'budgetDisplayName'), 'budgetDisplayName'),
     period: requiredInstant(own(data, 'costIntervalStart'), 'costIntervalStart'),
     thresholdType:
       actual !== undefined ? 'actual' : forecast !== undefined ? 'forecasted' : undefined,

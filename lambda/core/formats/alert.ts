@@ -2,7 +2,9 @@
  * Alerts: detect the format of one decoded message by its shape and normalize it.
  * Plain text is an AWS Budgets notification or nothing; a JSON object is a GCP budget notification
  * (any of its three wrappings), an AWS Cost Anomaly Detection alert or our canonical alert; a message
- * that matches more than one shape is rejected as ambiguous.
+ * that matches more than one shape is rejected as ambiguous. A message over its format's size cap is
+ * rejected (`too-large`) before it is parsed; text is measured before detection, JSON once its format
+ * is known.
  */
 import { fail } from '../errors';
 import type { AlertEvent, AlertFormat, DecodedRecord } from '../events';
@@ -24,12 +26,40 @@ const JSON_FORMATS: readonly AlertFormatParser[] = [
   { format: 'canonical', looks: looksCanonicalAlert, parse: parseCanonicalAlert },
 ];
 
+/**
+ * UTF-8 bytes of the message (the SNS `Message`, or the raw body), per format: at least 16 times the
+ * largest real notification, far below SNS's 256 KiB.
+ */
+export const ALERT_MAX_BYTES: Readonly<Record<AlertFormat, number>> = {
+  'aws-budgets': 32 * 1024,
+  'gcp-budget': 32 * 1024,
+  'cost-anomaly': 64 * 1024,
+  canonical: 32 * 1024,
+};
+
+const FORMAT_NAMES: Readonly<Record<AlertFormat, string>> = {
+  'aws-budgets': 'an AWS Budgets notification',
+  'gcp-budget': 'a GCP budget notification',
+  'cost-anomaly': 'a Cost Anomaly Detection alert',
+  canonical: 'a canonical alert',
+};
+
+const requireWithinCap = (format: AlertFormat, bytes: number): void => {
+  const cap = ALERT_MAX_BYTES[format];
+  if (bytes > cap) {
+    fail('too-large', '$', `${bytes} bytes; ${FORMAT_NAMES[format]} is at most ${cap} bytes`);
+  }
+};
+
+const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
 const UNKNOWN =
   'not a GCP budget notification, AWS Budgets notification, Cost Anomaly Detection alert or canonical alert';
 
 export const parseAlertEvent = (decoded: DecodedRecord): AlertEvent => {
   const { message, attributes } = decoded;
   if (typeof message === 'string') {
+    requireWithinCap('aws-budgets', utf8Bytes(message));
     return looksAwsBudgets(message)
       ? parseAwsBudgets(message, attributes)
       : fail('unknown-format', '$', UNKNOWN);
@@ -45,5 +75,7 @@ export const parseAlertEvent = (decoded: DecodedRecord): AlertEvent => {
       `ambiguous: has fields of ${matches.map((m) => m.format).join(' and ')}`,
     );
   }
-  return matches[0].parse(message, attributes);
+  const [{ format, parse }] = matches;
+  requireWithinCap(format, utf8Bytes(JSON.stringify(message)));
+  return parse(message, attributes);
 };

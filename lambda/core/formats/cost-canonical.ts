@@ -10,16 +10,17 @@ import { CHARGE_CATEGORIES, type CostEvent } from '../events';
 import {
   optionalDecimal,
   optionalEnum,
+  optionalIdentifier,
   optionalInstant,
   optionalString,
   optionalTags,
   optionalVersion,
   own,
+  requiredAmount,
   requiredCurrency,
-  requiredDecimal,
   requiredEnum,
+  requiredIdentifier,
   requiredInstant,
-  requiredString,
   type JsonObject,
 } from './fields';
 import { CHARGE_CLASSES, COST_TYPES, finishCostEvent, hasAnyKey } from './cost-common';
@@ -46,7 +47,8 @@ export const parseCanonicalCost = (
   attributes: Record<string, string>,
 ): CostEvent => {
   const text = (key: string): string | undefined => optionalString(own(message, key), key);
-  const lineItemId = text('lineItemId');
+  const id = (key: string): string | undefined => optionalIdentifier(own(message, key), key);
+  const lineItemId = id('lineItemId');
   const version =
     optionalVersion(own(message, 'version'), 'version') ??
     (lineItemId !== undefined ? 1 : undefined);
@@ -54,11 +56,11 @@ export const parseCanonicalCost = (
     {
       tenant: resolveTenant(attributes, own(message, 'tenant')),
       source: resolveSource(attributes, own(message, 'source')),
-      eventId: text('eventId'),
+      eventId: id('eventId'),
       lineItemId,
       version,
-      billingAccountId: text('billingAccountId'),
-      accountId: requiredString(own(message, 'accountId'), 'accountId'),
+      billingAccountId: id('billingAccountId'),
+      accountId: requiredIdentifier(own(message, 'accountId'), 'accountId'),
       billingPeriodStart: optionalInstant(own(message, 'billingPeriodStart'), 'billingPeriodStart'),
       chargePeriodStart: requiredInstant(own(message, 'chargePeriodStart'), 'chargePeriodStart'),
       chargePeriodEnd: optionalInstant(own(message, 'chargePeriodEnd'), 'chargePeriodEnd'),
@@ -70,16 +72,16 @@ export const parseCanonicalCost = (
       chargeClass: optionalEnum(own(message, 'chargeClass'), 'chargeClass', CHARGE_CLASSES),
       costType: optionalEnum(own(message, 'costType'), 'costType', COST_TYPES),
       service: text('service'),
-      skuId: text('skuId'),
-      skuPriceId: text('skuPriceId'),
-      resourceId: text('resourceId'),
-      region: text('region'),
-      invoiceId: text('invoiceId'),
+      skuId: id('skuId'),
+      skuPriceId: id('skuPriceId'),
+      resourceId: id('resourceId'),
+      region: id('region'),
+      invoiceId: id('invoiceId'),
       pricingCategory: text('pricingCategory')?.toLowerCase(),
       chargeFrequency: text('chargeFrequency')?.toLowerCase(),
-      commitmentDiscountId: text('commitmentDiscountId'),
+      commitmentDiscountId: id('commitmentDiscountId'),
       description: text('description'),
-      amount: requiredDecimal(own(message, 'amount'), 'amount'),
+      amount: requiredAmount(own(message, 'amount'), 'amount'),
       currency: requiredCurrency(own(message, 'currency'), 'currency'),
       usageQuantity: optionalDecimal(own(message, 'usageQuantity'), 'usageQuantity'),
       usageUnit: text('usageUnit'),

@@ -3,7 +3,9 @@
  *
  * Mapping: amount = `BilledCost` (the ledger amount); accountId = `SubAccountId`, else `BillingAccountId`;
  * source = provider slug of `ProviderName` (else `ServiceProviderName` of FOCUS 1.2+, else the `source`
- * attribute); tenant = `tenant` attribute, else `default`. Empty strings are absent values.
+ * attribute); tenant = `tenant` attribute, else `default`. Empty strings and the `NULL`, `null` and
+ * `(null)` cells that database exports write are absent values. Timestamps without a zone
+ * (`2026-11-01 00:00:00`) are UTC, as FOCUS specifies.
  *
  * Deliberately left out of the event (so out of the content hash): `EffectiveCost`, `ListCost`,
  * `ContractedCost` (the ledger books BilledCost; a re-export that only re-amortizes EffectiveCost is the
@@ -16,12 +18,13 @@ import {
   isBlank,
   optionalDecimal,
   optionalEnum,
+  optionalIdentifier,
   optionalInstant,
   optionalString,
   optionalTags,
   own,
+  requiredAmount,
   requiredCurrency,
-  requiredDecimal,
   requiredEnum,
   requiredInstant,
   slugify,
@@ -60,13 +63,24 @@ export const providerSlug = (name: string, field: string): string => {
     : slug;
 };
 
+const NULL_CELL = /^\s*(null|\(null\))\s*$/i;
+
+/** The value of a column; `NULL`, `null` and `(null)` (how SQL exports write a missing value) are absent. */
+const cell = (row: JsonObject, column: string): unknown => {
+  const value = own(row, column);
+  return typeof value === 'string' && NULL_CELL.test(value) ? undefined : value;
+};
+
 export const parseFocusRow = (row: JsonObject, attributes: Record<string, string>): CostEvent => {
-  const text = (column: string): string | undefined => optionalString(own(row, column), column);
-  const providerColumn = isBlank(own(row, 'ProviderName')) ? 'ServiceProviderName' : 'ProviderName';
+  const text = (column: string): string | undefined => optionalString(cell(row, column), column);
+  const id = (column: string): string | undefined => optionalIdentifier(cell(row, column), column);
+  const providerColumn = isBlank(cell(row, 'ProviderName'))
+    ? 'ServiceProviderName'
+    : 'ProviderName';
   const provider = text(providerColumn);
-  const billingAccountId = text('BillingAccountId');
+  const billingAccountId = id('BillingAccountId');
   const accountId =
-    text('SubAccountId') ??
+    id('SubAccountId') ??
     billingAccountId ??
     fail(
       'missing-field',
@@ -80,26 +94,30 @@ export const parseFocusRow = (row: JsonObject, attributes: Record<string, string
         provider !== undefined ? providerSlug(provider, providerColumn) : resolveSource(attributes),
       billingAccountId,
       accountId,
-      billingPeriodStart: optionalInstant(own(row, 'BillingPeriodStart'), 'BillingPeriodStart'),
-      chargePeriodStart: requiredInstant(own(row, 'ChargePeriodStart'), 'ChargePeriodStart'),
-      chargePeriodEnd: optionalInstant(own(row, 'ChargePeriodEnd'), 'ChargePeriodEnd'),
-      chargeCategory: requiredEnum(own(row, 'ChargeCategory'), 'ChargeCategory', CHARGE_CATEGORIES),
-      chargeClass: optionalEnum(own(row, 'ChargeClass'), 'ChargeClass', CHARGE_CLASSES),
+      billingPeriodStart: optionalInstant(cell(row, 'BillingPeriodStart'), 'BillingPeriodStart'),
+      chargePeriodStart: requiredInstant(cell(row, 'ChargePeriodStart'), 'ChargePeriodStart'),
+      chargePeriodEnd: optionalInstant(cell(row, 'ChargePeriodEnd'), 'ChargePeriodEnd'),
+      chargeCategory: requiredEnum(
+        cell(row, 'ChargeCategory'),
+        'ChargeCategory',
+        CHARGE_CATEGORIES,
+      ),
+      chargeClass: optionalEnum(cell(row, 'ChargeClass'), 'ChargeClass', CHARGE_CLASSES),
       service: text('ServiceName'),
-      skuId: text('SkuId'),
-      skuPriceId: text('SkuPriceId'),
-      resourceId: text('ResourceId'),
-      region: text('RegionId'),
-      invoiceId: text('InvoiceId'),
+      skuId: id('SkuId'),
+      skuPriceId: id('SkuPriceId'),
+      resourceId: id('ResourceId'),
+      region: id('RegionId'),
+      invoiceId: id('InvoiceId'),
       description: text('ChargeDescription'),
       pricingCategory: text('PricingCategory')?.toLowerCase(),
       chargeFrequency: text('ChargeFrequency')?.toLowerCase(),
-      commitmentDiscountId: text('CommitmentDiscountId'),
-      amount: requiredDecimal(own(row, 'BilledCost'), 'BilledCost'),
-      currency: requiredCurrency(own(row, 'BillingCurrency'), 'BillingCurrency'),
-      usageQuantity: optionalDecimal(own(row, 'ConsumedQuantity'), 'ConsumedQuantity'),
+      commitmentDiscountId: id('CommitmentDiscountId'),
+      amount: requiredAmount(cell(row, 'BilledCost'), 'BilledCost'),
+      currency: requiredCurrency(cell(row, 'BillingCurrency'), 'BillingCurrency'),
+      usageQuantity: optionalDecimal(cell(row, 'ConsumedQuantity'), 'ConsumedQuantity'),
       usageUnit: text('ConsumedUnit'),
-      tags: optionalTags(own(row, 'Tags'), 'Tags'),
+      tags: optionalTags(cell(row, 'Tags'), 'Tags'),
     },
     'ChargePeriodEnd',
   );

@@ -15,15 +15,16 @@
 import type { ChargeCategory, CostEvent } from '../events';
 import {
   optionalDecimal,
+  optionalIdentifier,
   optionalInstant,
   optionalString,
   optionalTags,
   own,
+  requiredAmount,
   requiredCurrency,
-  requiredDecimal,
   requiredEnum,
+  requiredIdentifier,
   requiredInstant,
-  requiredString,
   type JsonObject,
 } from './fields';
 import { COST_TYPES, finishCostEvent, hasAnyKey, type CostType } from './cost-common';
@@ -53,8 +54,9 @@ export const parseSnakeCase = (
   attributes: Record<string, string>,
 ): CostEvent => {
   const text = (key: string): string | undefined => optionalString(own(message, key), key);
-  const account = requiredString(own(message, 'account_id'), 'account_id');
-  const project = text('project_id');
+  const id = (key: string): string | undefined => optionalIdentifier(own(message, key), key);
+  const account = requiredIdentifier(own(message, 'account_id'), 'account_id');
+  const project = id('project_id');
   const costType = requiredEnum(own(message, 'cost_type'), 'cost_type', COST_TYPES);
   return finishCostEvent(
     {
@@ -67,12 +69,12 @@ export const parseSnakeCase = (
       chargeCategory: CATEGORY_OF[costType],
       costType,
       service: text('service'),
-      skuId: requiredString(own(message, 'sku_id'), 'sku_id'),
-      resourceId: text('resource_id'),
-      region: text('region'),
-      invoiceId: text('invoice_id'),
+      skuId: requiredIdentifier(own(message, 'sku_id'), 'sku_id'),
+      resourceId: id('resource_id'),
+      region: id('region'),
+      invoiceId: id('invoice_id'),
       description: text('sku_description'),
-      amount: requiredDecimal(own(message, 'amount'), 'amount'),
+      amount: requiredAmount(own(message, 'amount'), 'amount'),
       currency: requiredCurrency(own(message, 'currency'), 'currency'),
       usageQuantity: optionalDecimal(own(message, 'usage_amount'), 'usage_amount'),
       usageUnit: text('usage_unit'),

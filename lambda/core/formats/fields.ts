@@ -6,18 +6,24 @@
  * Conventions (all formats):
  * - "blank" = `undefined`, `null` or a string that is empty after trimming. An optional field that is
  *   blank is absent; a required field that is blank is `missing-field`.
- * - Strings are trimmed, at most `MAX_STRING_LENGTH` characters and well-formed Unicode (no lone
- *   surrogates), else `invalid-field`. Identifiers must be JSON strings: a JSON number is not accepted
- *   where an id is expected (a 12-digit account id sent as a number may already have lost a leading zero).
- * - Amounts and quantities go through `toDecimal` (exact; never a JS float); instants through `toInstant`.
+ * - Strings are trimmed, Unicode NFC-normalized (`café` typed as `e` + U+0301 is the same text as `é`),
+ *   at most `MAX_STRING_LENGTH` characters and well-formed Unicode (no lone surrogates), else
+ *   `invalid-field`. Identifiers must be JSON strings: a JSON number is not accepted where an id is
+ *   expected (a 12-digit account id sent as a number may already have lost a leading zero).
+ * - Identifiers and names (what keys are made of) must be visible text: a control, format (zero-width,
+ *   bidi) or other default-ignorable character is rejected, so two look-alike ids can never be two charges
+ *   or two alerts. Identifiers also accept no space but the ASCII one.
+ * - Ledger amounts go through `toAmount`, other numbers through `toDecimal` (exact; never a JS float);
+ *   instants through `toInstant`.
  * - User-controlled keys are never assigned onto a plain `{}`: maps are built with `Map` and turned into
  *   objects with `Object.fromEntries` (which defines own data properties, so `__proto__` cannot reach the
  *   prototype), and fields are read with `own()` so inherited members (`constructor`, `toString`) never
  *   count as present.
  */
-import { toDecimal } from '../decimal';
+import { toAmount, toDecimal } from '../decimal';
 import { fail } from '../errors';
 import { toInstant } from '../instant';
+import { JsonNumberText, parseJsonExact } from '../json';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -28,6 +34,9 @@ export const MAX_TAGS = 1000;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+/** Characters nobody sees: controls, format characters (zero-width, bidi), other default-ignorables. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+const NON_ASCII_SPACE = /(?! )\p{Zs}/u;
 const CURRENCY = /^[A-Za-z]{3}$/;
 const VERSION_TEXT = /^\d{1,16}$/;
 
@@ -52,6 +61,7 @@ export const preview = (value: unknown): string => {
   if (typeof value === 'string')
     return JSON.stringify(isWellFormed(value) ? value.slice(0, 40) : '<malformed>');
   if (Array.isArray(value)) return 'an array';
+  if (value instanceof JsonNumberText) return 'a number';
   if (value === null) return 'null';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 };
@@ -60,11 +70,37 @@ export const preview = (value: unknown): string => {
 export const compact = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 
+/** Well-formed, NFC-normalized, bounded text. */
 const checkText = (text: string, field: string, maxLength: number): string => {
   if (!isWellFormed(text))
     return fail('invalid-field', field, 'not well-formed Unicode (lone surrogate)');
-  if (text.length > maxLength)
+  const normalized = text.normalize('NFC');
+  if (normalized.length > maxLength)
     return fail('invalid-field', field, `longer than ${maxLength} characters`);
+  return normalized;
+};
+
+const codePointOf = (char: string): string =>
+  `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Rejects text with a character nobody sees (and, for identifiers, a space other than U+0020). */
+const checkVisible = (text: string, field: string, kind: 'identifier' | 'name'): string => {
+  const invisible = INVISIBLE.exec(text);
+  if (invisible) {
+    return fail(
+      'invalid-field',
+      field,
+      `contains the invisible or control character ${codePointOf(invisible[0])}; a ${kind} must be visible text`,
+    );
+  }
+  const space = kind === 'identifier' ? NON_ASCII_SPACE.exec(text) : null;
+  if (space) {
+    return fail(
+      'invalid-field',
+      field,
+      `contains the space character ${codePointOf(space[0])}; an identifier may only use the ASCII space`,
+    );
+  }
   return text;
 };
 
@@ -84,6 +120,39 @@ export const requiredString = (
   field: string,
   maxLength = MAX_STRING_LENGTH,
 ): string => optionalString(value, field, maxLength) ?? fail('missing-field', field, 'required');
+
+/** An id (account, event, line item, budget, anomaly, invoice, SKU, resource, …): visible text, NFC. */
+export const optionalIdentifier = (
+  value: unknown,
+  field: string,
+  maxLength = MAX_STRING_LENGTH,
+): string | undefined => {
+  const text = optionalString(value, field, maxLength);
+  return text === undefined ? undefined : checkVisible(text, field, 'identifier');
+};
+
+export const requiredIdentifier = (
+  value: unknown,
+  field: string,
+  maxLength = MAX_STRING_LENGTH,
+): string =>
+  optionalIdentifier(value, field, maxLength) ?? fail('missing-field', field, 'required');
+
+/** A name that identifies something (a budget name): visible text, NFC; any visible space is kept. */
+export const optionalName = (
+  value: unknown,
+  field: string,
+  maxLength = MAX_STRING_LENGTH,
+): string | undefined => {
+  const text = optionalString(value, field, maxLength);
+  return text === undefined ? undefined : checkVisible(text, field, 'name');
+};
+
+export const requiredName = (
+  value: unknown,
+  field: string,
+  maxLength = MAX_STRING_LENGTH,
+): string => optionalName(value, field, maxLength) ?? fail('missing-field', field, 'required');
 
 /** A value of a closed vocabulary, compared and returned lower-case (`Usage` → `usage`). */
 export const optionalEnum = <T extends string>(
@@ -106,12 +175,16 @@ export const requiredEnum = <T extends string>(
   allowed: readonly T[],
 ): T => optionalEnum(value, field, allowed) ?? fail('missing-field', field, 'required');
 
-/** Exact decimal string (canonical: no exponent, no trailing zeros, at most 10 fraction digits). */
+/** Exact decimal string (canonical: no exponent, no trailing zeros, at most 38 significant digits). */
 export const optionalDecimal = (value: unknown, field: string): string | undefined =>
   isBlank(value) ? undefined : toDecimal(value, field);
 
 export const requiredDecimal = (value: unknown, field: string): string =>
   optionalDecimal(value, field) ?? fail('missing-field', field, 'required');
+
+/** Ledger amount: exact decimal, at most 18 fraction digits, |amount| < 10^15 (see `toAmount`). */
+export const requiredAmount = (value: unknown, field: string): string =>
+  isBlank(value) ? fail('missing-field', field, 'required') : toAmount(value, field);
 
 /** UTC ISO-8601 instant with milliseconds. */
 export const optionalInstant = (value: unknown, field: string): string | undefined =>
@@ -128,6 +201,8 @@ export const optionalVersion = (value: unknown, field: string): number | undefin
     version = value;
   } else if (typeof value === 'string' && VERSION_TEXT.test(value.trim())) {
     version = Number(value.trim());
+  } else if (value instanceof JsonNumberText) {
+    version = Number.NaN; // a JSON number no double holds exactly (`2.0000000000000001`) is no version
   } else {
     return fail('invalid-field', field, `expected a positive integer, got ${preview(value)}`);
   }
@@ -174,6 +249,7 @@ export const slugify = (text: string): string =>
 
 const tagValue = (value: unknown, field: string): string => {
   if (typeof value === 'string') return checkText(value, field, MAX_STRING_LENGTH);
+  if (value instanceof JsonNumberText) return value.text;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return String(value);
   return fail('invalid-field', field, `tag value must be a string, got ${preview(value)}`);
@@ -181,15 +257,16 @@ const tagValue = (value: unknown, field: string): string => {
 
 /**
  * Tags: an object of string → string, or a JSON string of one (FOCUS `Tags`). Keys and values are kept
- * exactly (not trimmed); number and boolean values become their JSON text. An empty map is absent, so
- * `"{}"`, `""` and no tags at all are the same charge. A `__proto__` key is rejected.
+ * as sent (not trimmed) but NFC-normalized; number and boolean values become their JSON text. An empty
+ * map is absent, so `"{}"`, `""` and no tags at all are the same charge. A `__proto__` key, and two keys
+ * that are the same text once normalized, are rejected.
  */
 export const optionalTags = (value: unknown, field: string): Record<string, string> | undefined => {
   if (isBlank(value)) return undefined;
   let raw: unknown = value;
   if (typeof value === 'string') {
     try {
-      raw = JSON.parse(value);
+      raw = parseJsonExact(value);
     } catch {
       return fail('invalid-field', field, 'not a JSON object of tags');
     }
@@ -203,8 +280,11 @@ export const optionalTags = (value: unknown, field: string): Record<string, stri
     const keyField = `${field}.${isWellFormed(key) ? key.slice(0, 64) : '<malformed>'}`;
     if (key.trim() === '') return fail('invalid-field', field, 'empty tag key');
     if (key === '__proto__') return fail('invalid-field', keyField, 'reserved tag key');
-    checkText(key, keyField, MAX_STRING_LENGTH);
-    tags.set(key, tagValue(tag, keyField));
+    const normalizedKey = checkText(key, keyField, MAX_STRING_LENGTH);
+    if (tags.has(normalizedKey)) {
+      return fail('invalid-field', keyField, 'the same tag key twice (once Unicode-normalized)');
+    }
+    tags.set(normalizedKey, tagValue(tag, keyField));
   }
   return tags.size === 0 ? undefined : Object.fromEntries(tags);
 };

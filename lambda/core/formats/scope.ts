@@ -26,6 +26,14 @@ const pick = (
   return inMessage ?? inAttributes;
 };
 
+/**
+ * A tenant as every key holds it: trimmed and lower-cased, `[a-z0-9-]`, at most 64 characters
+ * (`' ACME '` → `acme`). Blank or anything else is a `ValidationError` naming `field`. The CLI uses it
+ * for `--tenant` so that what an operator types finds what the consumer booked.
+ */
+export const normalizeTenant = (value: unknown, field = 'tenant'): string =>
+  optionalSlug(value, field) ?? fail('missing-field', field, 'required');
+
 /** Tenant: message field, else the `tenant` attribute, else `default`. */
 export const resolveTenant = (attributes: Record<string, string>, fromMessage?: unknown): string =>
   pick('tenant', fromMessage, attributes) ?? DEFAULT_TENANT;

@@ -1,7 +1,11 @@
 /** Alert formats: normalization variants and rejections. */
 import { parseAlertEvent } from '../../../lambda/core/formats';
 import type { DecodedRecord } from '../../../lambda/core/events';
-import { fixtureJson, fixtureText, record, rejectionOf } from './helpers';
+import * as awsBudgets from '../../../lambda/core/formats/alert-aws-budgets';
+import { looksAwsBudgets, readLabels } from '../../../lambda/core/formats/alert-aws-budgets';
+import * as costAnomaly from '../../../lambda/core/formats/alert-cost-anomaly';
+import { ALERT_MAX_BYTES } from '../../../lambda/core/formats/alert';
+import { fixtureJson, fixtureText, record, rejection, rejectionOf } from './helpers';
 
 type Json = Record<string, unknown>;
 
@@ -438,5 +442,144 @@ describe('alert format detection', () => {
     );
     expect(parse(gcpBody).tenant).toBe('default');
     expect(({} as Json).tenant).toBeUndefined();
+  });
+});
+
+describe('alert size caps and linear AWS Budgets parsing', () => {
+  const budgetsText = (): string => fixtureText('aws-budgets-notification.txt');
+  const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+  /** Pads `text` with blank lines to exactly `bytes` UTF-8 bytes. */
+  const padded = (text: string, bytes: number): string =>
+    text + '\n'.repeat(bytes - utf8Bytes(text));
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('caps every alert format well under the SNS message limit', () => {
+    for (const cap of Object.values(ALERT_MAX_BYTES)) {
+      expect(cap).toBeGreaterThanOrEqual(16 * 1024);
+      expect(cap).toBeLessThan(256 * 1024);
+    }
+  });
+
+  it('an AWS Budgets text at its cap still parses', () => {
+    const atCap = padded(budgetsText(), ALERT_MAX_BYTES['aws-budgets']);
+    expect(parse(atCap)).toStrictEqual(parse(budgetsText()));
+  });
+
+  it('a 240 KB text is too-large and never reaches detection or parsing', () => {
+    const looks = jest.spyOn(awsBudgets, 'looksAwsBudgets');
+    const parseText = jest.spyOn(awsBudgets, 'parseAwsBudgets');
+    const huge = budgetsText() + 'Note:\n\n'.repeat((240 * 1024) / 7);
+
+    const error = rejection(() => parse(huge));
+
+    expect({ code: error.code, field: error.field }).toEqual({ code: 'too-large', field: '$' });
+    expect(error.reason).toBe(
+      `${utf8Bytes(huge)} bytes; an AWS Budgets notification is at most 32768 bytes`,
+    );
+    expect(looks).not.toHaveBeenCalled();
+    expect(parseText).not.toHaveBeenCalled();
+  });
+
+  it('one byte over the cap is too-large, counted in UTF-8 bytes (not characters)', () => {
+    const cap = ALERT_MAX_BYTES['aws-budgets'];
+    expect(rejectionOf(() => parse(padded(budgetsText(), cap + 1)))).toEqual({
+      code: 'too-large',
+      field: '$',
+    });
+    const euros = budgetsText().replace(/\$/g, '€'); // 3 bytes each in UTF-8
+    const overInBytes = padded(euros, cap + 1);
+    expect(overInBytes.length).toBeLessThan(cap);
+    expect(rejectionOf(() => parse(overInBytes)).code).toBe('too-large');
+  });
+
+  it('JSON alerts over their format cap are too-large before their parser runs', () => {
+    const parseAnomaly = jest.spyOn(costAnomaly, 'parseCostAnomaly');
+    const base = fixtureJson('aws-cost-anomaly.json');
+    const [cause] = base.rootCauses as Json[];
+    const withCauses = (count: number): Json => ({
+      ...base,
+      rootCauses: Array.from({ length: count }, () => cause),
+    });
+    expect(parse(withCauses(100)).anomalyId).toBe('4c8e2f10-77a1-4e3b-b5d2-9a0c1e2f3a4b');
+    parseAnomaly.mockClear();
+
+    const error = rejection(() => parse(withCauses(1000)));
+
+    expect(error.code).toBe('too-large');
+    expect(error.reason).toMatch(/; a Cost Anomaly Detection alert is at most 65536 bytes$/);
+    expect(parseAnomaly).not.toHaveBeenCalled();
+
+    const { attributes, data } = gcp();
+    const bigGcp = { ...data, budgetDisplayName: 'x'.repeat(ALERT_MAX_BYTES['gcp-budget']) };
+    expect(rejectionOf(() => parse(bigGcp, attributes))).toEqual({ code: 'too-large', field: '$' });
+  });
+
+  it('reads each line once, however many labels wait for a value on a later line', () => {
+    const lines = Array.from({ length: 4000 }, (_, i) =>
+      i % 2 === 0 ? `Note ${'x'.repeat(i % 7)}:` : '',
+    );
+    let reads = 0;
+    const counted = new Proxy(lines, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads += 1;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+
+    readLabels(counted);
+
+    expect(reads).toBeLessThanOrEqual(2 * lines.length);
+  });
+
+  it('a label whose value is on a later line: the next non-blank line, unless it is a label', () => {
+    const labels = readLabels([
+      'Budget Name:',
+      '',
+      '',
+      'prod',
+      'Alert Type:',
+      'Alert Threshold: > 80%',
+    ]);
+    expect(Object.fromEntries(labels)).toEqual({
+      'budget name': 'prod',
+      'alert threshold': '> 80%',
+    });
+    expect(Object.fromEntries(readLabels(['Budget Name: a', 'Budget Name:', 'b']))).toEqual({
+      'budget name': 'a',
+    });
+  });
+
+  it('a "Budget Name:" line after blank and indented lines still marks AWS Budgets text', () => {
+    expect(looksAwsBudgets('\n  \n\t\n   Budget Name: prod\n')).toBe(true);
+    expect(looksAwsBudgets('  \n \n Budget\nName: prod')).toBe(false);
+  });
+});
+
+describe('AWS Budgets budget name and account id are identifiers', () => {
+  const text = (): string => fixtureText('aws-budgets-notification.txt');
+
+  it('a budget name typed decomposed (NFD) is the same alert as the composed one', () => {
+    const composed = text().replace('prod-platform-monthly\n', 'café-monthly\n');
+    const decomposed = composed.replace('café', 'cafe\u0301');
+    expect(parse(decomposed)).toStrictEqual(parse(composed));
+    expect(parse(decomposed).budgetName).toBe('café-monthly');
+  });
+
+  it.each([
+    ['zero-width space', '\u200B'],
+    ['bidi override', '\u202E'],
+    ['control character', '\u0001'],
+  ])('a budget name with a %s → invalid-field', (_name, invisible) => {
+    const edited = text().replace('prod-platform-monthly\n', `prod${invisible}-platform\n`);
+    expect(rejectionOf(() => parse(edited))).toEqual({
+      code: 'invalid-field',
+      field: 'budgetName',
+    });
+  });
+
+  it('an account id broken by an invisible character → invalid-field', () => {
+    const edited = text().replace('AWS Account 200000000011', 'AWS Account 2000\u200B00000011');
+    expect(rejectionOf(() => parse(edited))).toEqual({ code: 'invalid-field', field: 'accountId' });
   });
 });

@@ -103,7 +103,8 @@ describe('canonical cost events', () => {
   it.each([
     ['amount', 'abc'],
     ['amount', '1e400'],
-    ['amount', '0.12345678901'],
+    ['amount', '0.1234567890123456789'],
+    ['amount', '1000000000000000'],
     ['amount', true],
     ['amount', { value: 1 }],
     ['currency', 'US'],
@@ -269,7 +270,8 @@ describe('FOCUS rows', () => {
     ['BilledCost', 'abc'],
     ['BilledCost', '1e400'],
     ['BilledCost', 'NaN'],
-    ['BilledCost', '0.12345678901'],
+    ['BilledCost', '0.1234567890123456789'],
+    ['BilledCost', '-1e15'],
     ['BilledCost', '1,5'],
     ['ChargeClass', 'Refund'],
     ['ChargeCategory', 'Usage Fee'],
@@ -440,7 +442,8 @@ describe('format detection', () => {
         source: { Type: 'String', Value: 'gcp' },
       },
     };
-    expect(eventOf(envelope)).toMatchObject({
+    const decoded = decodeRecord({ body: JSON.stringify(envelope) }, 'envelope');
+    expect(parseCostEvent(decoded).event).toMatchObject({
       tenant: 'acme',
       source: 'gcp',
       accountId: 'billing-0A1B2C-3D4E5F',

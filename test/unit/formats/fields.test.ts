@@ -9,6 +9,7 @@ import {
   optionalTags,
   optionalVersion,
   own,
+  requiredAmount,
   requiredDecimal,
   requiredString,
   slugify,
@@ -123,9 +124,16 @@ describe('decimal', () => {
       code: 'missing-field',
       field: 'a',
     });
-    expect(rejectionOf(() => requiredDecimal('0.00000000001', 'a')).code).toBe('invalid-field');
-    // Float arithmetic garbage (0.30000000000000004) is rejected, never rounded.
-    expect(rejectionOf(() => requiredDecimal(0.1 + 0.2, 'a')).code).toBe('invalid-field');
+    expect(rejectionOf(() => requiredDecimal('1'.repeat(39), 'a')).code).toBe('invalid-field');
+    expect(rejectionOf(() => requiredAmount('0.0000000000000000001', 'a')).code).toBe(
+      'invalid-field',
+    );
+    expect(rejectionOf(() => requiredAmount('1e15', 'a')).code).toBe('invalid-field');
+  });
+
+  it('a number is what the producer wrote, digit for digit: float noise is booked as sent', () => {
+    expect(requiredAmount(0.1 + 0.2, 'a')).toBe('0.30000000000000004');
+    expect(requiredAmount('0.123456789012345678', 'a')).toBe('0.123456789012345678');
   });
 });
 

@@ -4,6 +4,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { decodeRecord } from '../../../lambda/core/envelope';
 import type { AlertEvent, CostEvent } from '../../../lambda/core/events';
 import { parseAlertEvent, parseCostEvent } from '../../../lambda/core/formats';
+import { fifoGroupId } from '../../../lambda/core/keys';
 import { FIXTURES, fixtureText, record } from './helpers';
 
 const CANONICAL_EVENT: CostEvent = {
@@ -276,7 +277,7 @@ describe('shared fixtures', () => {
   });
 
   it('sns-envelope.json (AWS Budgets text inside an SNS envelope) → the same event', () => {
-    const decoded = record(fixtureText('sns-envelope.json'));
+    const decoded = decodeRecord({ body: fixtureText('sns-envelope.json') }, 'envelope');
     expect(decoded.snsWrapped).toBe(true);
     expect(parseAlertEvent(decoded)).toStrictEqual(AWS_BUDGETS_ALERT);
   });
@@ -289,7 +290,14 @@ describe('shared fixtures', () => {
 
   it('sqs-event-fifo.json: every record of the Lambda event', () => {
     const event = JSON.parse(fixtureText('sqs-event-fifo.json')) as SQSEvent;
-    const parsed = event.Records.map((sqsRecord) => parseCostEvent(decodeRecord(sqsRecord)));
+    // The fixture holds a record of a raw-delivery subscription, then one of an envelope subscription.
+    const modes = ['raw', 'envelope'] as const;
+    const parsed = event.Records.map((sqsRecord, index) =>
+      parseCostEvent(decodeRecord(sqsRecord, modes[index])),
+    );
+    expect(
+      parsed.map(({ event: { tenant, accountId } }) => fifoGroupId(tenant, accountId)),
+    ).toEqual(event.Records.map((sqsRecord) => sqsRecord.attributes.MessageGroupId));
     expect(parsed).toStrictEqual([
       {
         event: {

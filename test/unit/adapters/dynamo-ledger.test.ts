@@ -1,0 +1,363 @@
+import {
+  BatchGetItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  TransactWriteItemsCommand,
+  TransactionCanceledException,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { DynamoLedger } from '../../../lambda/adapters/dynamo-ledger';
+import { parseCharge } from '../../../lambda/core/cost-processor';
+import { refKey, type ChargeCommit } from '../../../lambda/core/ports';
+import { costEvent, type CostEventInput } from '../../support/cost-events';
+import { sqsRecord } from '../../support/sqs-events';
+
+const STREAM = 'cost-events';
+const NOW_MS = Date.parse('2026-11-30T12:00:00Z');
+const NOW_SECONDS = NOW_MS / 1000;
+const TTL_SECONDS = 3600;
+
+const client = new DynamoDBClient({
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+});
+const dynamo = mockClient(client);
+
+const ledger = () =>
+  new DynamoLedger({
+    client,
+    ledgerTable: 'ledger',
+    dedupTable: 'dedup',
+    stream: STREAM,
+    ttlSeconds: TTL_SECONDS,
+    now: () => NOW_MS,
+  });
+
+/** A commit of a new charge, as the processor builds it. */
+const newCharge = (input: CostEventInput): ChargeCommit => {
+  const charge = parseCharge(STREAM, sqsRecord(costEvent(input)));
+  return {
+    claimKey: charge.claimKey,
+    ref: charge.ref,
+    event: charge.event,
+    contentHash: charge.contentHash,
+    identity: charge.identity,
+    totals: [{ currency: charge.event.currency, delta: charge.event.amount, charges: 1 }],
+  };
+};
+
+const sentItems = (call = 0): TransactWriteItem[] =>
+  dynamo.commandCalls(TransactWriteItemsCommand)[call].args[0].input.TransactItems ?? [];
+
+const cancelled = (...codes: string[]) =>
+  new TransactionCanceledException({
+    message: 'Transaction cancelled',
+    $metadata: {},
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+
+beforeEach(() => dynamo.reset());
+
+describe('DynamoLedger.commit builds one transaction: claim, charge, totals', () => {
+  it('claims with a TTL, writes a new charge only if absent and adds the exact amount to the total', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commit = newCharge({ amount: '12.3456789012', eventId: 'evt-1' });
+
+    expect(await ledger().commit(commit)).toBe('committed');
+
+    const [claim, charge, total, ...rest] = sentItems();
+    expect(rest).toEqual([]);
+    expect(claim.Put).toMatchObject({
+      TableName: 'dedup',
+      Item: {
+        pk: { S: commit.claimKey },
+        expiresAt: { N: String(NOW_SECONDS + TTL_SECONDS) },
+        stream: { S: STREAM },
+        status: { S: 'COMPLETED' },
+        ledgerPk: { S: commit.ref.pk },
+        ledgerSk: { S: commit.ref.sk },
+        contentHash: { S: commit.contentHash },
+      },
+      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+      ExpressionAttributeValues: { ':now': { N: String(NOW_SECONDS) } },
+    });
+    expect(charge.Put).toMatchObject({
+      TableName: 'ledger',
+      Item: {
+        pk: { S: commit.ref.pk },
+        sk: { S: commit.ref.sk },
+        amount: { N: '12.3456789012' },
+        currency: { S: 'USD' },
+        identityKind: { S: 'event' },
+        identityId: { S: 'evt-1' },
+        period: { S: '2026-11' },
+        updatedAt: { S: '2026-11-30T12:00:00.000Z' },
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    expect(total.Update).toMatchObject({
+      TableName: 'ledger',
+      Key: { pk: { S: commit.ref.pk }, sk: { S: 'TOTAL#USD' } },
+      ExpressionAttributeValues: { ':delta': { N: '12.3456789012' }, ':charges': { N: '1' } },
+    });
+    expect(total.Update?.UpdateExpression).toMatch(/^ADD #total :delta, #charges :charges/);
+    expect(total.Update?.ConditionExpression).toBeUndefined();
+  });
+
+  it('a restatement replaces the charge only if it still holds the version and content it was decided on', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commit: ChargeCommit = {
+      ...newCharge({ amount: '7', lineItemId: 'li-1', version: 2 }),
+      totals: [{ currency: 'USD', delta: '-3', charges: 0 }],
+      previous: { version: 1, contentHash: 'previous-hash', amount: '10', currency: 'USD' },
+    };
+
+    expect(await ledger().commit(commit)).toBe('committed');
+
+    const [, charge, total] = sentItems();
+    expect(charge.Put).toMatchObject({
+      Item: { version: { N: '2' }, amount: { N: '7' } },
+      ConditionExpression: 'version = :version AND contentHash = :hash',
+      ExpressionAttributeValues: { ':version': { N: '1' }, ':hash': { S: 'previous-hash' } },
+    });
+    expect(total.Update?.ExpressionAttributeValues).toMatchObject({
+      ':delta': { N: '-3' },
+      ':charges': { N: '0' },
+    });
+  });
+
+  it('a currency change moves the charge between the two totals of its partition', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commit: ChargeCommit = {
+      ...newCharge({ amount: '9', currency: 'EUR', lineItemId: 'li-2', version: 2 }),
+      totals: [
+        { currency: 'USD', delta: '-10', charges: -1 },
+        { currency: 'EUR', delta: '9', charges: 1 },
+      ],
+      previous: { version: 1, contentHash: 'h', amount: '10', currency: 'USD' },
+    };
+
+    await ledger().commit(commit);
+
+    const totals = sentItems()
+      .slice(2)
+      .map((item) => [
+        item.Update?.Key?.sk?.S,
+        item.Update?.ExpressionAttributeValues?.[':delta']?.N,
+        item.Update?.ExpressionAttributeValues?.[':charges']?.N,
+      ]);
+    expect(totals).toEqual([
+      ['TOTAL#USD', '-10', '-1'],
+      ['TOTAL#EUR', '9', '1'],
+    ]);
+  });
+});
+
+describe('DynamoLedger.commit reads the cancellation reasons', () => {
+  it('only a transaction conflict (no condition failed): contended, the same commit can be retried', async () => {
+    dynamo.on(TransactWriteItemsCommand).rejects(cancelled('None', 'None', 'TransactionConflict'));
+    expect(await ledger().commit(newCharge({ amount: '1' }))).toBe('contended');
+  });
+
+  it('the charge condition failed: lost race, decide again on a fresh read', async () => {
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(cancelled('None', 'ConditionalCheckFailed', 'None'));
+    expect(await ledger().commit(newCharge({ amount: '1' }))).toBe('lost-race');
+  });
+
+  it('a claim held with no charge behind it: claim-without-charge, retrying cannot help', async () => {
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(cancelled('ConditionalCheckFailed', 'None', 'None'));
+    expect(await ledger().commit(newCharge({ amount: '1' }))).toBe('claim-without-charge');
+  });
+
+  it('claim and charge both taken: a lost race (another writer applied the same charge)', async () => {
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(cancelled('ConditionalCheckFailed', 'ConditionalCheckFailed', 'None'));
+    expect(await ledger().commit(newCharge({ amount: '1' }))).toBe('lost-race');
+  });
+
+  it('a cancellation for any other reason (throttling) is a transient error for the caller', async () => {
+    const throttled = cancelled('None', 'ThrottlingError', 'None');
+    dynamo.on(TransactWriteItemsCommand).rejects(throttled);
+    await expect(ledger().commit(newCharge({ amount: '1' }))).rejects.toBe(throttled);
+  });
+
+  it('an error that is not a cancellation is passed on unchanged', async () => {
+    const error = Object.assign(new Error('Rate exceeded'), {
+      name: 'ProvisionedThroughputExceededException',
+    });
+    dynamo.on(TransactWriteItemsCommand).rejects(error);
+    await expect(ledger().commit(newCharge({ amount: '1' }))).rejects.toBe(error);
+  });
+});
+
+describe('DynamoLedger.commitGroup', () => {
+  const group = () => [
+    newCharge({ amount: '0.1', skuId: 'a' }),
+    newCharge({ amount: '0.2', skuId: 'b' }),
+    newCharge({ amount: '5', skuId: 'c', currency: 'EUR' }),
+  ];
+
+  it('claims and charges every commit and sums the totals per partition and currency, exactly', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commits = group();
+
+    expect(await ledger().commitGroup(commits)).toEqual({ result: 'committed' });
+
+    const items = sentItems();
+    expect(items).toHaveLength(3 * 2 + 2);
+    expect(items.slice(0, 6).map((item) => item.Put?.TableName)).toEqual([
+      'dedup',
+      'ledger',
+      'dedup',
+      'ledger',
+      'dedup',
+      'ledger',
+    ]);
+    expect(items.slice(0, 6).map((item) => item.Put?.Item?.pk?.S)).toEqual(
+      commits.flatMap((commit) => [commit.claimKey, commit.ref.pk]),
+    );
+    const totals = items.slice(6).map((item) => ({
+      sk: item.Update?.Key?.sk?.S,
+      delta: item.Update?.ExpressionAttributeValues?.[':delta']?.N,
+      charges: item.Update?.ExpressionAttributeValues?.[':charges']?.N,
+    }));
+    // 0.1 + 0.2 as JS numbers is 0.30000000000000004; the ledger must get exactly 0.3.
+    expect(totals).toEqual([
+      { sk: 'TOTAL#USD', delta: '0.3', charges: '2' },
+      { sk: 'TOTAL#EUR', delta: '5', charges: '1' },
+    ]);
+  });
+
+  it('keeps the totals of two partitions apart', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commits = [
+      newCharge({ amount: '1', accountId: '111111111111' }),
+      newCharge({ amount: '2', accountId: '222222222222' }),
+    ];
+
+    await ledger().commitGroup(commits);
+
+    expect(
+      sentItems()
+        .slice(4)
+        .map((item) => [
+          item.Update?.Key?.pk?.S,
+          item.Update?.ExpressionAttributeValues?.[':delta']?.N,
+        ]),
+    ).toEqual([
+      [commits[0].ref.pk, '1'],
+      [commits[1].ref.pk, '2'],
+    ]);
+  });
+
+  it('names the commits whose claim or charge condition failed', async () => {
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(
+        cancelled(
+          'None',
+          'None',
+          'ConditionalCheckFailed',
+          'None',
+          'None',
+          'ConditionalCheckFailed',
+          'None',
+          'None',
+        ),
+      );
+    expect(await ledger().commitGroup(group())).toEqual({ result: 'lost-race', losers: [1, 2] });
+  });
+
+  it('only contention on the shared totals: contended, no losers', async () => {
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(
+        cancelled('None', 'None', 'None', 'None', 'None', 'None', 'TransactionConflict', 'None'),
+      );
+    expect(await ledger().commitGroup(group())).toEqual({ result: 'contended' });
+  });
+
+  it('a throttled group is a transient error for the caller', async () => {
+    const error = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    dynamo.on(TransactWriteItemsCommand).rejects(error);
+    await expect(ledger().commitGroup(group())).rejects.toBe(error);
+  });
+});
+
+describe('DynamoLedger reads', () => {
+  const stored = (commit: ChargeCommit, amount: string) => ({
+    pk: { S: commit.ref.pk },
+    sk: { S: commit.ref.sk },
+    amount: { N: amount },
+    currency: { S: 'USD' },
+    version: { N: '3' },
+    contentHash: { S: commit.contentHash },
+  });
+
+  it('readCharges: found, absent (null) and unprocessed (left out, to be read again) keys', async () => {
+    const [found, absent, unprocessed] = [
+      newCharge({ amount: '1', skuId: 'found' }),
+      newCharge({ amount: '1', skuId: 'absent' }),
+      newCharge({ amount: '1', skuId: 'unprocessed' }),
+    ];
+    dynamo.on(BatchGetItemCommand).resolves({
+      Responses: { ledger: [stored(found, '0.10000000000000000001')] },
+      UnprocessedKeys: {
+        ledger: { Keys: [{ pk: { S: unprocessed.ref.pk }, sk: { S: unprocessed.ref.sk } }] },
+      },
+    });
+
+    const charges = await ledger().readCharges([found.ref, absent.ref, unprocessed.ref], {
+      consistent: false,
+    });
+
+    expect(charges.get(refKey(found.ref))).toEqual({
+      version: 3,
+      contentHash: found.contentHash,
+      amount: '0.10000000000000000001',
+      currency: 'USD',
+    });
+    expect(charges.get(refKey(absent.ref))).toBeNull();
+    expect(charges.has(refKey(unprocessed.ref))).toBe(false);
+    const request = dynamo.commandCalls(BatchGetItemCommand)[0].args[0].input;
+    expect(request.RequestItems?.ledger?.ConsistentRead).toBe(false);
+  });
+
+  it('readCharges asks at most 100 keys per BatchGetItem, consistent unless told otherwise', async () => {
+    dynamo.on(BatchGetItemCommand).resolves({ Responses: { ledger: [] } });
+    const refs = Array.from({ length: 250 }, (_, index) => ({ pk: 'p', sk: `CHARGE#${index}` }));
+
+    const charges = await ledger().readCharges(refs);
+
+    const requests = dynamo.commandCalls(BatchGetItemCommand).map((call) => call.args[0].input);
+    expect(requests.map((input) => input.RequestItems?.ledger?.Keys?.length)).toEqual([
+      100, 100, 50,
+    ]);
+    expect(requests.every((input) => input.RequestItems?.ledger?.ConsistentRead === true)).toBe(
+      true,
+    );
+    expect(charges.size).toBe(250);
+  });
+
+  it('readCharge: one consistent GetItem; null when the charge is not there', async () => {
+    const commit = newCharge({ amount: '1' });
+    dynamo
+      .on(GetItemCommand)
+      .resolvesOnce({ Item: stored(commit, '42.5') })
+      .resolvesOnce({});
+
+    expect(await ledger().readCharge(commit.ref)).toMatchObject({ amount: '42.5', version: 3 });
+    expect(await ledger().readCharge(commit.ref)).toBeNull();
+    expect(dynamo.commandCalls(GetItemCommand)[0].args[0].input).toMatchObject({
+      TableName: 'ledger',
+      Key: { pk: { S: commit.ref.pk }, sk: { S: commit.ref.sk } },
+      ConsistentRead: true,
+    });
+  });
+});
