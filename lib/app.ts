@@ -1,6 +1,6 @@
 import { App, Aspects, Stack, Tags } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { BillingDedupConfig, resolveConfig } from './config';
+import { BillingDedupConfig, contextOfNode, resolveConfig } from './config';
 import { PROJECT, statefulStackName, statelessStackName } from './naming';
 import { StatefulStack } from './stateful-stack';
 import { StatelessStack } from './stateless-stack';
@@ -23,7 +23,7 @@ export interface BuildOptions {
  * by the tests, so what is tested is what `cdk deploy` deploys.
  */
 export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp {
-  const config = resolveConfig((key) => app.node.tryGetContext(key));
+  const config = resolveConfig(contextOfNode(app.node));
   // Same-environment references between our two stacks are classic CloudFormation exports.
   // Pinned explicitly (the flag's unset default is the same) so the behaviour cannot drift.
   if (app.node.tryGetContext(CROSS_STACK_REFERENCES_FLAG) === undefined) {
@@ -51,6 +51,7 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
     ledgerTable: stateful.ledgerTable,
     dataKey: stateful.dataKey,
     messagingKey: stateful.messagingKey,
+    statefulStackId: stateful.stackId,
   });
   stateless.addStackDependency(stateful);
 

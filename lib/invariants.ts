@@ -1,5 +1,5 @@
 /**
- * Synth-time invariants of a "queue + DLQ + consumer" pipeline (DESIGN.md §2).
+ * Synth-time invariants of a "queue + DLQ + consumer" pipeline.
  * Each check throws an InvariantError whose message states the rule, the numbers and the fix.
  * They are pure functions so they can be tested directly and reused by constructs.
  */

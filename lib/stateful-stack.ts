@@ -11,7 +11,7 @@ export interface StatefulStackProps extends StackProps {
   readonly config: BillingDedupConfig;
 }
 
-/** Attribute names shared with lambda/ (DESIGN.md §5). */
+/** Attribute names shared with lambda/ (docs/architecture.md#tables-and-items). */
 export const DEDUP_PARTITION_KEY = 'pk';
 export const DEDUP_TTL_ATTRIBUTE = 'expiresAt';
 export const LEDGER_PARTITION_KEY = 'pk';

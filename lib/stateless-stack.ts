@@ -20,6 +20,8 @@ export interface StatelessStackProps extends StackProps {
   readonly ledgerTable: dynamodb.ITable;
   readonly dataKey: kms.IKey;
   readonly messagingKey: kms.IKey;
+  /** The CLI reads both stacks' outputs (`--stack`): the DLQ operator role may describe both. */
+  readonly statefulStackId: string;
 }
 
 /** Stream names (STREAM_NAME) and consumer ids, shared with lambda/. */
@@ -41,6 +43,7 @@ export class StatelessStack extends Stack {
   readonly costEvents: QueueConsumer;
   readonly budgetAlerts: QueueConsumer;
   readonly alarms: cloudwatch.Alarm[] = [];
+  readonly dlqOperatorRole: iam.Role;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -90,24 +93,27 @@ export class StatelessStack extends Stack {
       this.notificationsTopic.addSubscription(new subs.EmailSubscription(email));
     }
 
-    this.opsTopic = new SecureTopic(this, 'Ops', {
+    // CloudWatch may publish only from this stage's alarms (allowed once they exist, below).
+    const opsTopic = new SecureTopic(this, 'Ops', {
       topicName: messagingName(stage, 'ops', false),
       displayName: `billing-dedup ${stage} ops alarms`,
       fifo: false,
       masterKey: messagingKey,
-      servicePublishers: [
-        {
-          service: 'cloudwatch.amazonaws.com',
-          sourceArnLike: `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:${resourceName(stage, '*')}`,
-        },
-      ],
-    }).topic;
+    });
+    this.opsTopic = opsTopic.topic;
     for (const email of config.opsEmails) {
       this.opsTopic.addSubscription(new subs.EmailSubscription(email));
     }
 
     // ---------------- pipelines ----------------
+    // Peeks and redrives the DLQs; with config.redriveOperators, the only principal that may send
+    // into a source queue directly (every queue denies everyone else, see QueueConsumer).
+    this.dlqOperatorRole = new iam.Role(this, 'DlqOperatorRole', {
+      assumedBy: new iam.AccountRootPrincipal(),
+      description: `billing-dedup ${stage}: peek and redrive the dead-letter queues (billing-dedup dlq peek, dlq redrive)`,
+    });
     const common = {
+      redriveOperatorArns: [this.dlqOperatorRole.roleArn, ...config.redriveOperators],
       masterKey: messagingKey,
       retention: Duration.days(config.queueRetentionDays),
       dlqRetention: Duration.days(config.dlqRetentionDays),
@@ -133,7 +139,6 @@ export class StatelessStack extends Stack {
       topic: this.costEventsTopic,
       fifo: costFifo,
       queueName: messagingName(stage, COST_STREAM, costFifo),
-      dlqName: messagingName(stage, `${COST_STREAM}-dlq`, costFifo),
       consumer: {
         ...consumerCommon,
         functionName: resourceName(stage, COST_CONSUMER),
@@ -152,13 +157,11 @@ export class StatelessStack extends Stack {
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
-      'dynamodb:ConditionCheckItem',
     ]);
     // Claims are written inside TransactWriteItems, which IAM authorizes per item action.
     allowTable(costRole, 'DedupTableAccess', props.dedupTable, [
       'dynamodb:PutItem',
       'dynamodb:GetItem',
-      'dynamodb:ConditionCheckItem',
     ]);
     allowTableKey(costRole, dataKeyArn);
 
@@ -168,7 +171,6 @@ export class StatelessStack extends Stack {
       topic: this.budgetAlertsTopic,
       fifo: false,
       queueName: messagingName(stage, ALERT_STREAM, false),
-      dlqName: messagingName(stage, `${ALERT_STREAM}-dlq`, false),
       consumer: {
         ...consumerCommon,
         functionName: resourceName(stage, ALERT_CONSUMER),
@@ -182,13 +184,16 @@ export class StatelessStack extends Stack {
       },
     });
     const alertRole = this.budgetAlerts.consumer.role;
-    // Powertools Idempotency persistence layer.
-    allowTable(alertRole, 'DedupTableAccess', props.dedupTable, [
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-    ]);
+    // Powertools Idempotency persistence layer: its records are `<keyPrefix>#<hash>` with the
+    // stream name as keyPrefix (lambda/adapters/sns-notifier.ts), so the role reaches no other item
+    // of the shared dedup table (cost claims are `cost-events#…`).
+    allowTable(
+      alertRole,
+      'DedupTableAccess',
+      props.dedupTable,
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ALERT_STREAM}#*`] } },
+    );
     allowTableKey(alertRole, dataKeyArn);
     alertRole.addToPrincipalPolicy(
       new iam.PolicyStatement({
@@ -210,6 +215,14 @@ export class StatelessStack extends Stack {
       });
       this.alarms.push(...alarms.alarms);
     }
+    opsTopic.allowServicePublisher({
+      service: 'cloudwatch.amazonaws.com',
+      sourceArns: this.alarms.map((alarm) => alarm.alarmArn),
+    });
+    allowDlqOperations(this.dlqOperatorRole, [this.costEvents, this.budgetAlerts], messagingKey, [
+      this.stackId,
+      props.statefulStackId,
+    ]);
     const dashboard = new OpsDashboard(this, 'Dashboard', {
       dashboardName: resourceName(stage, 'operations'),
       pipelines: [this.costEvents, this.budgetAlerts],
@@ -246,13 +259,76 @@ export class StatelessStack extends Stack {
       'Subscribe here to receive one notification per alert',
     );
     out('OpsTopicArn', this.opsTopic.topicArn, 'Alarm notifications');
+    out(
+      'DlqOperatorRoleArn',
+      this.dlqOperatorRole.roleArn,
+      'Assume this role to peek and redrive the DLQs (billing-dedup dlq …)',
+    );
     out('DashboardName', dashboard.dashboard.dashboardName, 'CloudWatch dashboard of this stage');
   }
 }
 
 /** Exact DynamoDB actions on one table (no indexes exist; none are granted). */
-function allowTable(role: iam.IRole, sid: string, table: dynamodb.ITable, actions: string[]): void {
-  role.addToPrincipalPolicy(new iam.PolicyStatement({ sid, actions, resources: [table.tableArn] }));
+function allowTable(
+  role: iam.IRole,
+  sid: string,
+  table: dynamodb.ITable,
+  actions: string[],
+  conditions?: Record<string, Record<string, unknown>>,
+): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({ sid, actions, resources: [table.tableArn], conditions }),
+  );
+}
+
+/**
+ * What `billing-dedup dlq peek|redrive` needs (docs/operations.md "Permissions"): read and move
+ * the DLQs, send into the source queues (a message move task sends with the caller's
+ * permissions), the messaging key for both, and the stack's outputs for discovery.
+ */
+function allowDlqOperations(
+  role: iam.IRole,
+  pipelines: QueueConsumer[],
+  messagingKey: kms.IKey,
+  stackIds: string[],
+): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'PeekAndMoveDeadLetters',
+      actions: [
+        'sqs:ReceiveMessage',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:ListDeadLetterSourceQueues',
+        'sqs:StartMessageMoveTask',
+        'sqs:ListMessageMoveTasks',
+        'sqs:CancelMessageMoveTask',
+      ],
+      resources: pipelines.map((p) => p.deadLetterQueue.queueArn),
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'RedriveIntoSourceQueues',
+      actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes'],
+      resources: pipelines.map((p) => p.queue.queueArn),
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'UseMessagingKey',
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      resources: [messagingKey.keyArn],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadStackOutputs',
+      actions: ['cloudformation:DescribeStacks'],
+      resources: stackIds,
+    }),
+  );
 }
 
 /** Use of the tables' customer managed key, only through DynamoDB. */

@@ -30,7 +30,7 @@ export function outcomeMetric(
 }
 
 /**
- * The alarms of one stream (DESIGN.md §7), all notifying the ops topic on ALARM and OK:
+ * The alarms of one stream (docs/infrastructure.md), all notifying the ops topic on ALARM and OK:
  * DLQ not empty, oldest message too old, function errors, function throttles, conflicts.
  * Names are `<prefix>-<what>`; descriptions say what it means and what to do.
  */

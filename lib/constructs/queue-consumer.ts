@@ -1,4 +1,4 @@
-import { Annotations, Duration, Tags } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -23,8 +23,19 @@ export interface QueueConsumerProps {
   readonly topic: sns.ITopic;
   /** Queue kind; must match the DLQ, and a FIFO queue needs a FIFO topic. */
   readonly fifo: boolean;
+  /** Fixed physical name of the source queue (its ARN is needed before the queue exists). */
   readonly queueName: string;
-  readonly dlqName: string;
+  /**
+   * Physical name of the DLQ; omitted → CloudFormation generates one. The DLQ is retained when it
+   * is replaced or the stack is deleted, and a retained queue with a fixed name would block the
+   * next deployment, so leave it unset.
+   */
+  readonly dlqName?: string;
+  /**
+   * IAM role ARNs (patterns with `*` allowed) that may send into the source queue besides SNS:
+   * the operators who redrive the DLQ (StartMessageMoveTask sends with the caller's permissions).
+   */
+  readonly redriveOperatorArns?: readonly string[];
   /** Customer managed key for queue + DLQ (its policy must let sns.amazonaws.com use it). */
   readonly masterKey: kms.IKey;
   readonly retention: Duration;
@@ -53,11 +64,12 @@ export interface QueueConsumerProps {
 }
 
 /**
- * "Queue + DLQ + consumer" for standard and FIFO streams. Enforces the DESIGN.md §2 invariants
- * at synth time, then builds: encrypted TLS-only DLQ and source queue with a redrive policy,
- * the SNS → SQS subscription (raw delivery, undeliverable messages to the same DLQ), the
- * consumer function with partial batch responses, and the consumer's permission to forward
- * poison messages to its own DLQ.
+ * "Queue + DLQ + consumer" for standard and FIFO streams. Enforces the lib/invariants.ts rules
+ * at synth time, then builds: encrypted TLS-only DLQ (retained, generated name, accepting only
+ * this source queue) and source queue with a redrive policy, the SNS → SQS subscription (raw
+ * delivery, undeliverable messages to the same DLQ), the consumer function with partial batch
+ * responses, the consumer's permission to forward poison messages to its own DLQ, and queue
+ * policies that deny every other sender (see denyDirectSends).
  */
 export class QueueConsumer extends Construct {
   readonly queue: sqs.Queue;
@@ -109,6 +121,13 @@ export class QueueConsumer extends Construct {
         }
       : {};
 
+    // The DLQ must name the source queue in its RedriveAllowPolicy while the source queue names
+    // the DLQ in its RedrivePolicy: the source ARN is built from its fixed name to avoid a cycle.
+    const queueArn = Stack.of(this).formatArn({
+      service: 'sqs',
+      resource: props.queueName,
+      arnFormat: ArnFormat.NO_RESOURCE_NAME,
+    });
     this.deadLetterQueue =
       props.deadLetterQueue ??
       new sqs.Queue(this, 'DeadLetterQueue', {
@@ -118,6 +137,11 @@ export class QueueConsumer extends Construct {
         encryption: sqs.QueueEncryption.KMS,
         encryptionMasterKey: props.masterKey,
         enforceSSL: true,
+        // Dead letters wait for an operator: they survive a replacement or deletion of this stack.
+        removalPolicy: RemovalPolicy.RETAIN,
+        redriveAllowPolicy: {
+          sourceQueues: [sqs.Queue.fromQueueArn(this, 'SourceQueueByName', queueArn)],
+        },
       });
 
     this.queue = new sqs.Queue(this, 'Queue', {
@@ -132,9 +156,10 @@ export class QueueConsumer extends Construct {
     });
 
     // ---- SNS → SQS (raw delivery; messages SNS cannot deliver land in the DLQ, never dropped) ----
+    const rawMessageDelivery = true;
     props.topic.addSubscription(
       new subs.SqsSubscription(this.queue, {
-        rawMessageDelivery: true,
+        rawMessageDelivery,
         deadLetterQueue: this.deadLetterQueue,
       }),
     );
@@ -147,6 +172,7 @@ export class QueueConsumer extends Construct {
         ...environment,
         DLQ_URL: this.deadLetterQueue.queueUrl,
         QUEUE_KIND: props.fifo ? 'fifo' : 'standard',
+        DELIVERY_MODE: rawMessageDelivery ? 'raw' : 'envelope',
         DEDUP_TTL_SECONDS: String(props.dedupTtl.toSeconds()),
         STREAM_NAME: props.streamName,
         MAX_CONCURRENCY: String(props.inBatchConcurrency),
@@ -178,10 +204,53 @@ export class QueueConsumer extends Construct {
       'kms:Decrypt',
     ]);
 
-    // Operators (and the CLI) can see who consumes what.
+    denyDirectSends({
+      queue: this.queue,
+      exceptSourceArns: [props.topic.topicArn, this.deadLetterQueue.queueArn],
+      exceptPrincipalArns: props.redriveOperatorArns ?? [],
+    });
+    denyDirectSends({
+      queue: this.deadLetterQueue,
+      exceptSourceArns: [props.topic.topicArn, queueArn],
+      exceptPrincipalArns: [this.consumer.role.roleArn],
+    });
+
+    // Operators (and the CLI) can see who consumes what, and find a retained DLQ by its tags.
     Tags.of(this.queue).add('billing-dedup:stream', props.streamName);
     Tags.of(this.queue).add('billing-dedup:consumer', props.consumer.functionName);
+    Tags.of(this.deadLetterQueue).add('billing-dedup:stream', props.streamName);
+    Tags.of(this.deadLetterQueue).add('billing-dedup:dead-letter-queue-of', props.queueName);
   }
+}
+
+/**
+ * Explicit Deny of sqs:SendMessage (which also authorizes SendMessageBatch) on a queue for every
+ * principal, unless the request comes from one of `exceptSourceArns` (an AWS service acting for
+ * that resource: the SNS topic delivering, SQS moving between the queue and its DLQ) or from one
+ * of `exceptPrincipalArns`. An explicit Deny beats any Allow in a same-account IAM policy, so
+ * `sqs:SendMessage` on `*` no longer lets anyone inject messages. Nothing else is denied: reads,
+ * queue management and CloudFormation's policy updates are untouched.
+ */
+export function denyDirectSends(p: {
+  queue: sqs.IQueue;
+  exceptSourceArns: readonly string[];
+  exceptPrincipalArns: readonly string[];
+}): void {
+  p.queue.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'DenySendExceptPipeline',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['sqs:SendMessage'],
+      resources: [p.queue.queueArn],
+      conditions: {
+        ArnNotEquals: { 'aws:SourceArn': [...p.exceptSourceArns] },
+        ...(p.exceptPrincipalArns.length > 0
+          ? { ArnNotLike: { 'aws:PrincipalArn': [...p.exceptPrincipalArns] } }
+          : {}),
+      },
+    }),
+  );
 }
 
 /** Exact KMS actions on one key, added to a role's inline policy. */

@@ -10,6 +10,8 @@ export interface ServicePublisher {
   readonly service: string;
   /** `aws:SourceArn` pattern (ArnLike); omitted where AWS does not document one. */
   readonly sourceArnLike?: string;
+  /** Exact `aws:SourceArn` values (ArnEquals), when the publishing resources are known. */
+  readonly sourceArns?: readonly string[];
 }
 
 export interface SecureTopicProps {
@@ -26,11 +28,12 @@ export interface SecureTopicProps {
 
 /**
  * "A topic with its publishers' policy": encrypted with a customer managed key, TLS-only
- * (explicit Deny on aws:SecureTransport=false), SHA-256 signatures, and a resource policy that
- * names exactly who may publish.
+ * (explicit Deny of every SNS action on aws:SecureTransport=false), SHA-256 signatures, and a
+ * resource policy that names exactly who may publish.
  */
 export class SecureTopic extends Construct {
   readonly topic: sns.Topic;
+  private readonly account: string;
 
   constructor(scope: Construct, id: string, props: SecureTopicProps) {
     super(scope, id);
@@ -44,26 +47,26 @@ export class SecureTopic extends Construct {
       contentBasedDeduplication: props.fifo || undefined,
       fifoThroughputScope: props.fifo ? sns.FifoThroughputScope.MESSAGE_GROUP : undefined,
       masterKey: props.masterKey,
-      enforceSSL: true,
+      // CDK's enforceSSL denies only sns:Publish; the statement below covers every action.
+      enforceSSL: false,
       signatureVersion: '2',
     });
+    this.account = stack.account;
 
-    for (const svc of props.servicePublishers ?? []) {
-      const conditions: Record<string, Record<string, string>> = {
-        StringEquals: { 'aws:SourceAccount': stack.account },
-      };
-      if (svc.sourceArnLike) conditions.ArnLike = { 'aws:SourceArn': svc.sourceArnLike };
-      this.topic.addToResourcePolicy(
-        new iam.PolicyStatement({
-          sid: `AllowPublishFrom${sidPart(svc.service)}`,
-          effect: iam.Effect.ALLOW,
-          principals: [new iam.ServicePrincipal(svc.service)],
-          actions: ['sns:Publish'],
-          resources: [this.topic.topicArn],
-          conditions,
-        }),
-      );
-    }
+    // The documented pattern: `Bool aws:SecureTransport = false` (a request without the key, such
+    // as an AWS service publishing, is not denied; every client request over plain HTTP is).
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'DenyInsecureTransport',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sns:*'],
+        resources: [this.topic.topicArn],
+        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+
+    for (const svc of props.servicePublishers ?? []) this.allowServicePublisher(svc);
 
     const principals = (props.principals ?? []).map(toPrincipal);
     if (principals.length > 0) {
@@ -77,6 +80,25 @@ export class SecureTopic extends Construct {
         }),
       );
     }
+  }
+
+  /** Let an AWS service publish, from this account only (and from the given resources). */
+  allowServicePublisher(svc: ServicePublisher): void {
+    const conditions: Record<string, Record<string, string | string[]>> = {
+      StringEquals: { 'aws:SourceAccount': this.account },
+    };
+    if (svc.sourceArnLike) conditions.ArnLike = { 'aws:SourceArn': svc.sourceArnLike };
+    if (svc.sourceArns) conditions.ArnEquals = { 'aws:SourceArn': [...svc.sourceArns] };
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: `AllowPublishFrom${sidPart(svc.service)}`,
+        effect: iam.Effect.ALLOW,
+        principals: [new iam.ServicePrincipal(svc.service)],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions,
+      }),
+    );
   }
 }
 

@@ -64,4 +64,12 @@ describe('npx cdk synth without AWS credentials', () => {
     expect(r.stderr).toContain('stage: must be 1-16 characters');
     expect(r.stderr).not.toMatch(/\n\s+at .*\.ts:\d+/);
   }, 120_000);
+
+  it('fails on a mistyped key of ours instead of ignoring it, while CDK’s own keys pass', () => {
+    const r = cdkSynth(['-c', 'maxRecieveCount=3']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('maxRecieveCount: unknown key (did you mean maxReceiveCount?)');
+    expect(r.stderr).toMatch(/valid keys: stage, account, region, /);
+    expect(r.stderr).not.toMatch(/\n\s+at .*\.ts:\d+/);
+  }, 120_000);
 });

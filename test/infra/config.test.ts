@@ -1,4 +1,16 @@
-import { ConfigError, DEFAULTS, contextFrom, resolveConfig } from '../../lib/config';
+import { readFileSync } from 'fs';
+import * as path from 'path';
+import {
+  CONFIG_KEYS,
+  ConfigError,
+  DEFAULTS,
+  contextFrom,
+  isOurContextKey,
+  resolveConfig,
+} from '../../lib/config';
+import { CONFIG_TABLE_HEADER, renderConfigTable } from '../../lib/config-docs';
+import { CONFIG_RULES } from '../../lib/config-rules';
+import { synth } from './helpers';
 
 const resolve = (values: Record<string, unknown>) => resolveConfig(contextFrom(values));
 
@@ -147,5 +159,105 @@ describe('config validation errors are clear', () => {
     expect(text).toMatch(/stage:/);
     expect(text).toMatch(/dedupTtlDays:/);
     expect(text).toMatch(/logLevel:/);
+  });
+});
+
+describe('unknown context keys of ours fail with the list of valid keys', () => {
+  it('a mistyped flat key is an error naming the likely key and every valid one', () => {
+    const text = problemsOf({ maxRecieveCount: '3' });
+    expect(text).toMatch(/maxRecieveCount: unknown key \(did you mean maxReceiveCount\?\)/);
+    expect(text).toMatch(new RegExp(`valid keys: ${CONFIG_KEYS.join(', ')}, stages`));
+  });
+
+  it('keys of CDK and its tools are not ours and are left alone', () => {
+    expect(isOurContextKey('maxReceiveCount')).toBe(true);
+    for (const key of [
+      '@aws-cdk/core:defaultCrossStackReferences',
+      'aws:cdk:bundling-stacks',
+      'aws:cdk:enable-path-metadata',
+      'availability-zones:account=123456789012:region=eu-west-1',
+      'acknowledged-issue-numbers',
+      'cdk-nag.verbose',
+      'Stack/Path',
+    ])
+      expect(isOurContextKey(key)).toBe(false);
+    expect(() =>
+      resolve({
+        '@aws-cdk/core:defaultCrossStackReferences': 'strong',
+        'aws:cdk:bundling-stacks': [],
+        'acknowledged-issue-numbers': [32775],
+      }),
+    ).not.toThrow();
+  });
+
+  it('an unknown key inside any stages.<name> entry is an error, not only the deployed stage', () => {
+    const text = problemsOf({ stage: 'dev', stages: { prod: { opsEmail: ['a@example.com'] } } });
+    expect(text).toMatch(/stages\.prod\.opsEmail: unknown key \(did you mean opsEmails\?\)/);
+    expect(text).not.toMatch(/valid keys: stage,/);
+  });
+
+  it('all problems are reported together with the unknown keys', () => {
+    const text = problemsOf({ batchsize: 5, dedupTtlDays: 'x' });
+    expect(text).toMatch(/2 problems/);
+    expect(text).toMatch(/batchsize: unknown key \(did you mean batchSize\?\)/);
+    expect(text).toMatch(/dedupTtlDays: expected a whole number/);
+  });
+
+  it('the app reads the keys of its whole context (cdk.json, -c): a typo fails synth', () => {
+    expect(() => synth({ maxRecieveCount: '3' })).toThrow(
+      /maxRecieveCount: unknown key \(did you mean maxReceiveCount\?\)/,
+    );
+  });
+});
+
+describe('redriveOperators', () => {
+  it('accepts role ARNs, with * wildcards', () => {
+    expect(
+      resolve({
+        redriveOperators:
+          'arn:aws:iam::123456789012:role/ops, arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/*/AWSReservedSSO_Ops_*',
+      }).redriveOperators,
+    ).toEqual([
+      'arn:aws:iam::123456789012:role/ops',
+      'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/*/AWSReservedSSO_Ops_*',
+    ]);
+  });
+
+  it('refuses anything that is not a role ARN (an account id would let every principal in)', () => {
+    expect(problemsOf({ redriveOperators: '123456789012' })).toMatch(
+      /redriveOperators: "123456789012" is not an IAM role ARN/,
+    );
+  });
+});
+
+describe('the rule table is the single source of keys, defaults and docs', () => {
+  it('every key has a rule; the defaults object is derived from it', () => {
+    expect(Object.keys(CONFIG_RULES)).toEqual([...CONFIG_KEYS]);
+    expect(DEFAULTS).not.toHaveProperty('visibilityTimeoutSeconds');
+    expect(Object.keys(DEFAULTS).sort()).toEqual(
+      CONFIG_KEYS.filter((k) => k !== 'visibilityTimeoutSeconds').sort(),
+    );
+  });
+
+  it('docs/infrastructure.md configuration table equals the rule table', () => {
+    const page = readFileSync(
+      path.join(__dirname, '..', '..', 'docs', 'infrastructure.md'),
+      'utf8',
+    );
+    const section = page.slice(page.indexOf('## Configuration'), page.indexOf('### Invariants'));
+    const cells = (line: string) =>
+      line
+        .trim()
+        .replace(/^\||\|$/g, '')
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim());
+    const table = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `') || line.startsWith('| key'));
+    const expected = renderConfigTable()
+      .split('\n')
+      .filter((line) => !line.startsWith('| ---'));
+    expect(table.map(cells)).toEqual(expected.map(cells));
+    expect(CONFIG_TABLE_HEADER).toEqual(['key', 'default', 'accepted', 'meaning']);
   });
 });

@@ -15,6 +15,7 @@ const COST_ENV_KEYS = [
   'LEDGER_TABLE_NAME',
   'DLQ_URL',
   'QUEUE_KIND',
+  'DELIVERY_MODE',
   'DEDUP_TTL_SECONDS',
   'STREAM_NAME',
   'MAX_CONCURRENCY',
@@ -28,6 +29,7 @@ const ALERT_ENV_KEYS = [
   'NOTIFICATIONS_TOPIC_ARN',
   'DLQ_URL',
   'QUEUE_KIND',
+  'DELIVERY_MODE',
   'DEDUP_TTL_SECONDS',
   'STREAM_NAME',
   'MAX_CONCURRENCY',
@@ -41,6 +43,15 @@ const queueByName = (t: Template, name: string) =>
   onlyResource(t, 'AWS::SQS::Queue', { QueueName: name });
 const fnByName = (t: Template, name: string) =>
   onlyResource(t, 'AWS::Lambda::Function', { FunctionName: name });
+/** The DLQ named in the RedrivePolicy of the source queue `queueName` (DLQs have generated names). */
+const dlqOf = (t: Template, queueName: string) => {
+  const target = (
+    queueByName(t, queueName).resource.Properties?.RedrivePolicy as {
+      deadLetterTargetArn: { 'Fn::GetAtt': [string, string] };
+    }
+  ).deadLetterTargetArn['Fn::GetAtt'][0];
+  return { id: target, resource: resourcesOfType(t, 'AWS::SQS::Queue')[target] };
+};
 
 describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
   let s: Synthesized;
@@ -84,9 +95,10 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       for (const policy of policies) {
         expect(statementsOf(policy)).toContainEqual(
           expect.objectContaining({
+            Sid: 'DenyInsecureTransport',
             Effect: 'Deny',
-            Principal: '*',
-            Action: 'sns:Publish',
+            Principal: { AWS: '*' },
+            Action: 'sns:*',
             Condition: { Bool: { 'aws:SecureTransport': 'false' } },
           }),
         );
@@ -124,7 +136,18 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       const allow = statementsOf(resource).filter((x) => x.Effect === 'Allow');
       expect(allow).toHaveLength(1);
       expect(allow[0].Principal).toEqual({ Service: 'cloudwatch.amazonaws.com' });
-      expect(JSON.stringify(allow[0].Condition)).toContain(':alarm:billing-dedup-dev-*');
+      // Exactly this stage's ten alarms: no pattern a stage named `dev-eu` would also match.
+      const alarmIds = Object.keys(resourcesOfType(t, 'AWS::CloudWatch::Alarm')).sort();
+      expect(alarmIds).toHaveLength(10);
+      expect(allow[0].Condition).toEqual({
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+        ArnEquals: { 'aws:SourceArn': expect.any(Array) },
+      });
+      const sourceArns = allow[0].Condition?.ArnEquals['aws:SourceArn'] as unknown[];
+      expect(
+        sourceArns.map((arn) => (arn as { 'Fn::GetAtt': string[] })['Fn::GetAtt']).sort(),
+      ).toEqual(alarmIds.map((id) => [id, 'Arn']));
+      expect(JSON.stringify(allow[0])).not.toMatch(/\*/);
     });
 
     it('cost-events and notifications topics allow nobody extra by default', () => {
@@ -139,7 +162,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
   describe('queues', () => {
     it('cost-events: FIFO queue with a FIFO DLQ, redrive after 5 receives, 14-day retention, visibility 185 s', () => {
-      const dlq = queueByName(t, 'billing-dedup-dev-cost-events-dlq.fifo');
+      const dlq = dlqOf(t, 'billing-dedup-dev-cost-events.fifo');
       expect(dlq.resource.Properties).toMatchObject({
         FifoQueue: true,
         MessageRetentionPeriod: 14 * 86400,
@@ -160,7 +183,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
     });
 
     it('budget-alerts: standard queue with a standard DLQ', () => {
-      const dlq = queueByName(t, 'billing-dedup-dev-budget-alerts-dlq');
+      const dlq = dlqOf(t, 'billing-dedup-dev-budget-alerts');
       expect(dlq.resource.Properties?.FifoQueue).toBeUndefined();
       expect(dlq.resource.Properties?.MessageRetentionPeriod).toBe(14 * 86400);
       const q = queueByName(t, 'billing-dedup-dev-budget-alerts');
@@ -205,6 +228,145 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
           }),
         );
       }
+    });
+
+    it('DLQs survive a replacement or deletion of the stack and have no fixed name', () => {
+      for (const queue of [
+        'billing-dedup-dev-cost-events.fifo',
+        'billing-dedup-dev-budget-alerts',
+      ]) {
+        const dlq = dlqOf(t, queue);
+        expect(dlq.resource.DeletionPolicy).toBe('Retain');
+        expect(dlq.resource.UpdateReplacePolicy).toBe('Retain');
+        // A retained queue with a fixed name would block the next creation of the stack.
+        expect(dlq.resource.Properties?.QueueName).toBeUndefined();
+        expect(dlq.resource.Properties?.Tags).toEqual(
+          expect.arrayContaining([{ Key: 'billing-dedup:dead-letter-queue-of', Value: queue }]),
+        );
+        // Source queues hold nothing an operator waits for.
+        expect(queueByName(t, queue).resource.DeletionPolicy).toBe('Delete');
+      }
+    });
+
+    it('each DLQ accepts only its own source queue as a dead-letter source (RedriveAllowPolicy byQueue)', () => {
+      for (const queue of [
+        'billing-dedup-dev-cost-events.fifo',
+        'billing-dedup-dev-budget-alerts',
+      ]) {
+        const policy = dlqOf(t, queue).resource.Properties?.RedriveAllowPolicy as {
+          redrivePermission: string;
+          sourceQueueArns: unknown[];
+        };
+        expect(policy.redrivePermission).toBe('byQueue');
+        expect(policy.sourceQueueArns).toHaveLength(1);
+        expect(JSON.stringify(policy.sourceQueueArns[0])).toContain(`:${queue}"`);
+      }
+    });
+
+    describe('queue policies: nobody sends into a queue directly', () => {
+      const policyOfQueue = (queueId: string): Statement[] =>
+        statementsOf(
+          onlyResource(t, 'AWS::SQS::QueuePolicy', { Queues: [{ Ref: queueId }] }).resource,
+        );
+      const roleArn = (prefix: string) => ({
+        'Fn::GetAtt': [
+          Object.keys(resourcesOfType(t, 'AWS::IAM::Role')).find((id) => id.startsWith(prefix)),
+          'Arn',
+        ],
+      });
+
+      it.each([
+        ['billing-dedup-dev-cost-events.fifo', '^CostEventsTopic'],
+        ['billing-dedup-dev-budget-alerts', '^BudgetAlertsTopic'],
+      ])(
+        '%s: SendMessage denied unless SNS delivers from the topic, SQS moves from the DLQ, or the DLQ operator redrives',
+        (queue, topicPrefix) => {
+          const st = policyOfQueue(queueByName(t, queue).id);
+          const deny = st.find((x) => x.Sid === 'DenySendExceptPipeline')!;
+          expect(deny).toEqual({
+            Sid: 'DenySendExceptPipeline',
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            // SendMessage also authorizes SendMessageBatch; nothing else is denied (reads, queue
+            // management, CloudFormation's policy updates keep working).
+            Action: 'sqs:SendMessage',
+            Resource: { 'Fn::GetAtt': [queueByName(t, queue).id, 'Arn'] },
+            Condition: {
+              ArnNotEquals: {
+                'aws:SourceArn': [
+                  { Ref: expect.stringMatching(new RegExp(topicPrefix)) },
+                  { 'Fn::GetAtt': [dlqOf(t, queue).id, 'Arn'] },
+                ],
+              },
+              ArnNotLike: { 'aws:PrincipalArn': [roleArn('DlqOperatorRole')] },
+            },
+          });
+          // The topic's delivery is still allowed (SNS → SQS subscription).
+          expect(st).toContainEqual(
+            expect.objectContaining({
+              Effect: 'Allow',
+              Principal: { Service: 'sns.amazonaws.com' },
+              Action: 'sqs:SendMessage',
+              Condition: {
+                ArnEquals: {
+                  'aws:SourceArn': { Ref: expect.stringMatching(new RegExp(topicPrefix)) },
+                },
+              },
+            }),
+          );
+          expect(st.filter((x) => x.Effect === 'Deny').map((x) => x.Sid ?? x.Action)).toHaveLength(
+            2,
+          );
+        },
+      );
+
+      it.each([
+        [
+          'billing-dedup-dev-cost-events.fifo',
+          '^CostEventsTopic',
+          'CostEventsPipelineConsumerRole',
+        ],
+        [
+          'billing-dedup-dev-budget-alerts',
+          '^BudgetAlertsTopic',
+          'BudgetAlertsPipelineConsumerRole',
+        ],
+      ])(
+        '%s DLQ: SendMessage denied unless SNS dead-letters from the topic or the consumer forwards poison',
+        (queue, topicPrefix, consumerRole) => {
+          const dlq = dlqOf(t, queue);
+          const st = policyOfQueue(dlq.id);
+          const deny = st.find((x) => x.Sid === 'DenySendExceptPipeline')!;
+          expect(deny).toMatchObject({
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 'sqs:SendMessage',
+            Resource: { 'Fn::GetAtt': [dlq.id, 'Arn'] },
+            Condition: {
+              ArnNotEquals: {
+                'aws:SourceArn': [
+                  { Ref: expect.stringMatching(new RegExp(topicPrefix)) },
+                  expect.anything(),
+                ],
+              },
+              ArnNotLike: { 'aws:PrincipalArn': [roleArn(consumerRole)] },
+            },
+          });
+          expect(JSON.stringify(deny.Condition?.ArnNotEquals['aws:SourceArn'])).toContain(
+            `:${queue}"`,
+          );
+          // Nobody but the consumer (and SNS, SQS) — not even the DLQ operator — writes a dead letter.
+          expect(JSON.stringify(deny)).not.toContain('DlqOperatorRole');
+          // SNS may dead-letter what it cannot deliver (the subscription's redrive policy).
+          expect(st).toContainEqual(
+            expect.objectContaining({
+              Effect: 'Allow',
+              Principal: { Service: 'sns.amazonaws.com' },
+              Action: 'sqs:SendMessage',
+            }),
+          );
+        },
+      );
     });
 
     it('queues say which function consumes them', () => {
@@ -270,6 +432,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       expect(Object.keys(env).sort()).toEqual(COST_ENV_KEYS);
       expect(env).toMatchObject({
         QUEUE_KIND: 'fifo',
+        DELIVERY_MODE: 'raw',
         DEDUP_TTL_SECONDS: String(35 * 86400),
         STREAM_NAME: 'cost-events',
         MAX_CONCURRENCY: '8',
@@ -277,7 +440,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
         POWERTOOLS_METRICS_NAMESPACE: 'BillingDedup',
         POWERTOOLS_LOG_LEVEL: 'INFO',
         NODE_OPTIONS: '--enable-source-maps',
-        DLQ_URL: { Ref: queueByName(t, 'billing-dedup-dev-cost-events-dlq.fifo').id },
+        DLQ_URL: { Ref: dlqOf(t, 'billing-dedup-dev-cost-events.fifo').id },
       });
       expect(importOf(env.DEDUP_TABLE_NAME)).toMatch(/RefDedupTable/);
       expect(importOf(env.LEDGER_TABLE_NAME)).toMatch(/RefLedgerTable/);
@@ -292,11 +455,12 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       expect(Object.keys(env).sort()).toEqual(ALERT_ENV_KEYS);
       expect(env).toMatchObject({
         QUEUE_KIND: 'standard',
+        DELIVERY_MODE: 'raw',
         STREAM_NAME: 'budget-alerts',
         POWERTOOLS_SERVICE_NAME: 'billing-dedup-dev-budget-alerts',
         POWERTOOLS_METRICS_NAMESPACE: 'BillingDedup',
         NOTIFICATIONS_TOPIC_ARN: { Ref: expect.stringMatching(/^NotificationsTopic/) },
-        DLQ_URL: { Ref: queueByName(t, 'billing-dedup-dev-budget-alerts-dlq').id },
+        DLQ_URL: { Ref: dlqOf(t, 'billing-dedup-dev-budget-alerts').id },
       });
     });
 
@@ -353,16 +517,15 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
     it('cost-ledger: exact table actions on exact tables, DLQ send, queue consumption', () => {
       const st = policyOf('^CostEventsPipelineConsumerRole');
       const bySid = (sid: string) => st.find((x) => x.Sid === sid)!;
+      // No ConditionCheckItem: the consumer's transactions hold no ConditionCheck item.
       expect(actionsOf(bySid('LedgerTableAccess')).sort()).toEqual([
         'dynamodb:BatchGetItem',
-        'dynamodb:ConditionCheckItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
       ]);
       expect(importOf(bySid('LedgerTableAccess').Resource)).toMatch(/LedgerTable.*Arn/);
       expect(actionsOf(bySid('DedupTableAccess')).sort()).toEqual([
-        'dynamodb:ConditionCheckItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
       ]);
@@ -370,7 +533,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       expect(bySid('ForwardPoisonMessagesToDlq')).toMatchObject({
         Action: 'sqs:SendMessage',
         Resource: {
-          'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-cost-events-dlq.fifo').id, 'Arn'],
+          'Fn::GetAtt': [dlqOf(t, 'billing-dedup-dev-cost-events.fifo').id, 'Arn'],
         },
       });
       expect(st).toContainEqual(
@@ -389,6 +552,40 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       expect(st.some((x) => actionsOf(x).some((a) => a.startsWith('sns:')))).toBe(false);
     });
 
+    it('DLQ operator role: assumable from this account, peek and redrive only, on exact resources', () => {
+      const { id, resource } = onlyResource(t, 'AWS::IAM::Role', {
+        Description: Match.stringLikeRegexp('peek and redrive the dead-letter queues'),
+      });
+      expect(JSON.stringify(resource.Properties?.AssumeRolePolicyDocument)).toMatch(/:root"/);
+      const st = policyOf(`^${id}`);
+      const bySid = (sid: string) => st.find((x) => x.Sid === sid)!;
+      const dlqs = ['billing-dedup-dev-cost-events.fifo', 'billing-dedup-dev-budget-alerts'].map(
+        (q) => ({ 'Fn::GetAtt': [dlqOf(t, q).id, 'Arn'] }),
+      );
+      const queues = ['billing-dedup-dev-cost-events.fifo', 'billing-dedup-dev-budget-alerts'].map(
+        (q) => ({ 'Fn::GetAtt': [queueByName(t, q).id, 'Arn'] }),
+      );
+      expect(actionsOf(bySid('PeekAndMoveDeadLetters')).sort()).toEqual([
+        'sqs:CancelMessageMoveTask',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:ListDeadLetterSourceQueues',
+        'sqs:ListMessageMoveTasks',
+        'sqs:ReceiveMessage',
+        'sqs:StartMessageMoveTask',
+      ]);
+      expect(bySid('PeekAndMoveDeadLetters').Resource).toEqual(dlqs);
+      expect(actionsOf(bySid('RedriveIntoSourceQueues')).sort()).toEqual([
+        'sqs:GetQueueAttributes',
+        'sqs:SendMessage',
+      ]);
+      expect(bySid('RedriveIntoSourceQueues').Resource).toEqual(queues);
+      expect(importOf(bySid('UseMessagingKey').Resource)).toMatch(/MessagingKey/);
+      expect(bySid('ReadStackOutputs')).toMatchObject({ Action: 'cloudformation:DescribeStacks' });
+      expect(JSON.stringify(st)).not.toMatch(/dynamodb|sns:/);
+    });
+
     it('budget-alerts: idempotency actions on the dedup table only, publish to notifications only', () => {
       const st = policyOf('^BudgetAlertsPipelineConsumerRole');
       const bySid = (sid: string) => st.find((x) => x.Sid === sid)!;
@@ -399,6 +596,10 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
         'dynamodb:UpdateItem',
       ]);
       expect(importOf(bySid('DedupTableAccess').Resource)).toMatch(/DedupTable.*Arn/);
+      // Only Powertools' own records (`budget-alerts#<hash>`), never a cost claim.
+      expect(bySid('DedupTableAccess').Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['budget-alerts#*'] },
+      });
       expect(bySid('PublishNotifications')).toMatchObject({
         Action: 'sns:Publish',
         Resource: { Ref: expect.stringMatching(/^NotificationsTopic/) },
@@ -407,7 +608,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       expect(bySid('ForwardPoisonMessagesToDlq')).toMatchObject({
         Action: 'sqs:SendMessage',
         Resource: {
-          'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-budget-alerts-dlq').id, 'Arn'],
+          'Fn::GetAtt': [dlqOf(t, 'billing-dedup-dev-budget-alerts').id, 'Arn'],
         },
       });
       // KMS for the encrypted DLQ/topic and for the tables.
@@ -506,6 +707,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       'NotificationsTopicArn',
       'OpsTopicArn',
       'DashboardName',
+      'DlqOperatorRoleArn',
       'Stage',
     ];
     expect(Object.keys(outputs).sort()).toEqual([...expected].sort());
@@ -543,6 +745,7 @@ describe('stateless stack (costStreamKind=standard, producers, e-mails)', () => 
       budgetAlertsPublishers: '777788889999',
       notificationEmails: 'finops@example.com',
       opsEmails: 'oncall@example.com',
+      redriveOperators: 'arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/*',
     }).statelessTemplate;
   });
 
@@ -554,7 +757,7 @@ describe('stateless stack (costStreamKind=standard, producers, e-mails)', () => 
     const q = queueByName(t, 'billing-dedup-prod-cost-events');
     expect(q.resource.Properties?.FifoQueue).toBeUndefined();
     expect(
-      queueByName(t, 'billing-dedup-prod-cost-events-dlq').resource.Properties?.FifoQueue,
+      dlqOf(t, 'billing-dedup-prod-cost-events').resource.Properties?.FifoQueue,
     ).toBeUndefined();
     t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [q.id, 'Arn'] },
@@ -585,6 +788,23 @@ describe('stateless stack (costStreamKind=standard, producers, e-mails)', () => 
       (x) => x.Sid === 'AllowPublishFromConfiguredProducers',
     )!;
     expect(JSON.stringify(alertProducers.Principal)).toContain(':iam::777788889999:root');
+  });
+
+  it('lets the configured redrive operators (and only them, besides the DLQ operator role) send into the source queues', () => {
+    const denies = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy'))
+      .flatMap((p) => statementsOf(p))
+      .filter((x) => x.Sid === 'DenySendExceptPipeline');
+    expect(denies).toHaveLength(4);
+    const withOperators = denies.filter((x) =>
+      JSON.stringify(x).includes('arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/*'),
+    );
+    // The two source queues, not the DLQs.
+    expect(withOperators).toHaveLength(2);
+    for (const deny of withOperators)
+      expect(deny.Condition?.ArnNotLike['aws:PrincipalArn']).toEqual([
+        { 'Fn::GetAtt': [expect.stringMatching(/^DlqOperatorRole/), 'Arn'] },
+        'arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/*',
+      ]);
   });
 
   it('subscribes the configured e-mail addresses', () => {

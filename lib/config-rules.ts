@@ -1,0 +1,238 @@
+/**
+ * The configuration rule table: every key a user can set, once — its parser (type, range,
+ * unit), its default and its documentation. lib/config.ts derives the typed configuration,
+ * the defaults and the validation from it; docs/infrastructure.md's configuration table is
+ * checked against it (test/infra/config.test.ts). Rules that involve several keys are listed
+ * in CROSS_FIELD_RULES.
+ */
+import {
+  Parser,
+  listOf,
+  matching,
+  matchingWithMessage,
+  oneOf,
+  wholeNumber,
+  wholeNumberIn,
+} from './config-parsers';
+
+export type StreamKind = 'fifo' | 'standard';
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/** CloudWatch Logs accepts only these retention values. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
+  3653,
+] as const;
+
+export interface ConfigRule<T> {
+  readonly parser: Parser<T>;
+  /** Value when the key is unset; a function derives it from the other resolved values. */
+  readonly default: T | ((values: Readonly<Record<string, unknown>>) => T);
+  /** How the docs show the default when it is derived or absent. */
+  readonly defaultDoc?: string;
+  /** The "meaning" column of the docs table (Markdown). */
+  readonly doc: string;
+}
+
+const rule = <T>(r: ConfigRule<T>): ConfigRule<T> => r;
+
+const ACCOUNT_RE = /^\d{12}$/;
+const REGION_RE = /^[a-z]{2}(?:-[a-z]+)+-\d$/;
+const ROLE_ARN_RE = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+/** A role ARN in which `*` may stand for any part of the path or name (aws:PrincipalArn patterns). */
+const ROLE_ARN_PATTERN_RE = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/*-]{1,512}$/;
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const STAGE_RE = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const STAGE_MAX = 16;
+
+function checkPrincipal(item: string): string | undefined {
+  if (ACCOUNT_RE.test(item) || ROLE_ARN_RE.test(item)) return undefined;
+  return 'is neither a 12-digit account ID nor an IAM role ARN (arn:aws:iam::123456789012:role/name)';
+}
+
+function checkRolePattern(item: string): string | undefined {
+  if (ROLE_ARN_PATTERN_RE.test(item)) return undefined;
+  return 'is not an IAM role ARN (arn:aws:iam::123456789012:role/name; `*` allowed in the name)';
+}
+
+function checkEmail(item: string): string | undefined {
+  return EMAIL_RE.test(item) ? undefined : 'is not an e-mail address';
+}
+
+const num = (values: Readonly<Record<string, unknown>>, key: string): number =>
+  values[key] as number;
+
+/** Key order is the order of the docs table. */
+export const CONFIG_RULES = {
+  stage: rule<string>({
+    parser: matchingWithMessage(
+      STAGE_RE,
+      STAGE_MAX,
+      `must be 1-${STAGE_MAX} characters of lower-case letters, digits and single hyphens, ` +
+        'starting with a letter (e.g. "dev", "prod", "eu-prod")',
+      `1-${STAGE_MAX} lower-case letters, digits, single hyphens; starts with a letter`,
+    ),
+    default: 'dev',
+    doc:
+      'stage name, part of every name (`billing-dedup-<stage>-…`). Tables get deletion protection (and the stateful ' +
+      'stack termination protection) in every stage except `dev`; log groups are retained outside `dev`',
+  }),
+  account: rule<string | undefined>({
+    parser: matching(ACCOUNT_RE, 'a 12-digit AWS account ID'),
+    default: undefined,
+    defaultDoc: 'unset',
+    doc: 'account of the target environment; unset → environment-agnostic',
+  }),
+  region: rule<string | undefined>({
+    parser: matching(
+      REGION_RE,
+      'an AWS region name such as "eu-west-1"',
+      'an AWS region name such as `eu-west-1`',
+    ),
+    default: undefined,
+    defaultDoc: 'unset',
+    doc: 'region of the target environment; unset → environment-agnostic',
+  }),
+  costStreamKind: rule<StreamKind>({
+    parser: oneOf<StreamKind>(['fifo', 'standard'], (s) => s.toLowerCase()),
+    default: 'fifo',
+    doc:
+      '`fifo`: FIFO cost-events topic → FIFO queue + FIFO DLQ. `standard`: standard topic/queue/DLQ for very high ' +
+      'volume (the ledger is order-independent). Changing it replaces the queues: see "Replacing the queues"',
+  }),
+  dedupTtlDays: rule<number>({
+    parser: wholeNumber(1, 3650, 'days'),
+    default: 35,
+    doc: 'lifetime of a dedup claim (`DEDUP_TTL_SECONDS`). Must be ≥ `queueRetentionDays` + `dlqRetentionDays` + 1',
+  }),
+  // SQS accepts retention from 60 s to 14 days; we work in whole days.
+  queueRetentionDays: rule<number>({
+    parser: wholeNumber(1, 14, 'days'),
+    default: 14,
+    doc: 'retention of the source queues',
+  }),
+  dlqRetentionDays: rule<number>({
+    parser: wholeNumber(1, 14, 'days'),
+    default: 14,
+    doc:
+      'retention of the DLQs. A standard DLQ keeps the original enqueue time, so keep it ≥ `queueRetentionDays` ' +
+      '(warning otherwise)',
+  }),
+  functionTimeoutSeconds: rule<number>({
+    parser: wholeNumber(3, 900, 'seconds'),
+    default: 30,
+    doc: 'consumer Lambda timeout',
+  }),
+  functionMemoryMb: rule<number>({
+    parser: wholeNumber(128, 10240, 'MB'),
+    default: 512,
+    doc: 'consumer Lambda memory',
+  }),
+  maxReceiveCount: rule<number>({
+    parser: wholeNumber(1, 1000, 'receives'),
+    default: 5,
+    doc: 'receives before SQS moves a message to the DLQ; < 3 is an error, 3-4 a warning',
+  }),
+  batchSize: rule<number>({
+    parser: wholeNumber(1, 10000, 'records'),
+    default: 10,
+    doc: 'records per invocation; > 10 needs `maxBatchingWindowSeconds` ≥ 1 and `costStreamKind=standard`',
+  }),
+  maxBatchingWindowSeconds: rule<number>({
+    parser: wholeNumber(0, 300, 'seconds'),
+    default: 5,
+    doc: 'batching window of the standard queues. FIFO queues have none (Lambda rule)',
+  }),
+  visibilityTimeoutSeconds: rule<number>({
+    parser: wholeNumber(0, 43200, 'seconds'),
+    // Derived, so that changing the timeout never breaks the visibility invariant.
+    default: (values) =>
+      6 * num(values, 'functionTimeoutSeconds') + num(values, 'maxBatchingWindowSeconds'),
+    defaultDoc: '6 × `functionTimeoutSeconds` + `maxBatchingWindowSeconds` (= `185`)',
+    doc: 'source queue visibility timeout; must be ≥ 6 × timeout + batching window',
+  }),
+  eventSourceMaxConcurrency: rule<number>({
+    parser: wholeNumber(2, 1000, 'concurrent invocations'),
+    default: 10,
+    doc: 'event source mapping maximum concurrency per queue',
+  }),
+  inBatchConcurrency: rule<number>({
+    parser: wholeNumber(1, 256, 'records'),
+    default: 8,
+    doc: 'records processed concurrently inside one invocation (`MAX_CONCURRENCY`)',
+  }),
+  logLevel: rule<LogLevel>({
+    parser: oneOf<LogLevel>(['DEBUG', 'INFO', 'WARN', 'ERROR'], (s) => s.toUpperCase()),
+    default: 'INFO',
+    doc: '`POWERTOOLS_LOG_LEVEL` (case-insensitive)',
+  }),
+  logRetentionDays: rule<number>({
+    parser: wholeNumberIn(LOG_RETENTION_DAYS, 'days', 'CloudWatch Logs accepts only'),
+    default: 30,
+    doc: 'retention of the function log groups',
+  }),
+  oldestMessageAgeAlarmSeconds: rule<number>({
+    parser: wholeNumber(60, 14 * 86400, 'seconds'),
+    default: 900,
+    doc: 'threshold of the "oldest message age" alarms',
+  }),
+  costEventsPublishers: rule<readonly string[]>({
+    parser: listOf('12-digit account IDs or IAM role ARNs', checkPrincipal),
+    default: [],
+    doc: 'allowed to publish to the cost-events topic (topic policy + use of the messaging key through SNS)',
+  }),
+  budgetAlertsPublishers: rule<readonly string[]>({
+    parser: listOf('12-digit account IDs or IAM role ARNs', checkPrincipal),
+    default: [],
+    doc: 'same for the budget-alerts topic (AWS Budgets and Cost Anomaly Detection are always allowed)',
+  }),
+  redriveOperators: rule<readonly string[]>({
+    parser: listOf('IAM role ARNs, `*` allowed in the name', checkRolePattern),
+    default: [],
+    doc:
+      'roles allowed to redrive DLQ messages into the source queues, besides the stack’s own DLQ operator role ' +
+      '(output `DlqOperatorRoleArn`); nobody else may send to a queue directly',
+  }),
+  notificationEmails: rule<readonly string[]>({
+    parser: listOf('e-mail addresses', checkEmail),
+    default: [],
+    doc: 'e-mail subscriptions of the notifications topic',
+  }),
+  opsEmails: rule<readonly string[]>({
+    parser: listOf('e-mail addresses', checkEmail),
+    default: [],
+    doc: 'e-mail subscriptions of the ops (alarm) topic',
+  }),
+} as const satisfies Record<string, ConfigRule<unknown>>;
+
+export type ConfigKey = keyof typeof CONFIG_RULES;
+
+type ValueOfRule<R> = R extends ConfigRule<infer T> ? T : never;
+
+/** The values of every rule, typed from the table. */
+export type ConfigValues = {
+  readonly [K in ConfigKey]: ValueOfRule<(typeof CONFIG_RULES)[K]>;
+};
+
+/** A rule over several keys: `problem` returns the message when the combination is refused. */
+export interface CrossFieldRule {
+  readonly keys: readonly ConfigKey[];
+  problem(values: ConfigValues): string | undefined;
+}
+
+export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
+  {
+    keys: ['batchSize', 'maxBatchingWindowSeconds'],
+    problem: (c) =>
+      c.batchSize > 10 && c.maxBatchingWindowSeconds < 1
+        ? `batchSize: ${c.batchSize} > 10 requires maxBatchingWindowSeconds ≥ 1 (Lambda rule for SQS)`
+        : undefined,
+  },
+  {
+    keys: ['batchSize', 'costStreamKind'],
+    problem: (c) =>
+      c.batchSize > 10 && c.costStreamKind === 'fifo'
+        ? `batchSize: FIFO queues accept at most 10 records per batch, got ${c.batchSize}; lower batchSize or set costStreamKind=standard`
+        : undefined,
+  },
+];
