@@ -12,6 +12,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
 import { isStream, type Stream } from './resources';
+import { parseJsonExact, stringifyJsonExact } from '../lambda/core/json';
 
 export type InputFormat = 'jsonl' | 'csv';
 
@@ -66,7 +67,7 @@ export const parseJsonlLine = (text: string, line: number): InputItem | undefine
   if (trimmed.trim() === '') return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(trimmed);
+    value = parseJsonExact(trimmed);
   } catch (error) {
     return { kind: 'rejected', line, reason: `not valid JSON: ${(error as Error).message}` };
   }
@@ -96,7 +97,7 @@ export const parseJsonlLine = (text: string, line: number): InputItem | undefine
     message: {
       line,
       ...(isStream(wrapper.topic) ? { stream: wrapper.topic } : {}),
-      body: typeof message === 'string' ? message : JSON.stringify(message),
+      body: typeof message === 'string' ? message : stringifyJsonExact(message)!,
       attributes: attributes.value,
       ...(typeof groupId === 'string' ? { groupId } : {}),
       ...(typeof deduplicationId === 'string' ? { deduplicationId } : {}),

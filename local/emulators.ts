@@ -3,7 +3,7 @@
  * process) and the in-process `local-aws-sqs` server, plus the fidelity shim that fixes the one SQS
  * emulator bug that would corrupt receive counts (see `installFidelityShim`).
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
@@ -88,13 +88,46 @@ const installExitHook = () => {
   });
 };
 
+/**
+ * The watchdog's program: it holds the read end of a pipe from this process. A pipe closes when its
+ * writer dies, however it dies (SIGKILL and OOM kills included, which no exit hook sees): then it kills
+ * the JVM. It exits on its own once the JVM is gone.
+ */
+const WATCHDOG_PROGRAM = `
+const jvm = Number(process.argv[1]);
+const killJvm = () => { try { process.kill(jvm, 'SIGKILL'); } catch {} process.exit(0); };
+process.stdin.on('end', killJvm);
+process.stdin.on('close', killJvm);
+process.stdin.on('error', killJvm);
+process.stdin.resume();
+setInterval(() => { try { process.kill(jvm, 0); } catch { process.exit(0); } }, 500);
+`;
+
+/** A detached sidecar that kills the JVM if this process dies without stopping it. */
+const startJvmWatchdog = (jvm: ChildProcess): ChildProcess | undefined => {
+  if (jvm.pid === undefined) return undefined;
+  const watchdog = spawnProcess(process.execPath, ['-e', WATCHDOG_PROGRAM, String(jvm.pid)], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  watchdog.on('error', () => undefined);
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return watchdog;
+};
+
 /** Starts AWS's DynamoDB Local (in memory) on a free loopback port; `stop` waits for the JVM to exit. */
 export const startDynamoDbLocal = async (timeoutMs = 30_000): Promise<DynamoDbLocal> => {
   const port = await freePort();
   const child = spawn({ port, stdio: 'ignore' });
   liveJvms.add(child);
   installExitHook();
-  child.once('exit', () => liveJvms.delete(child));
+  const watchdog = startJvmWatchdog(child);
+  child.once('exit', () => {
+    liveJvms.delete(child);
+    // The JVM is gone: the watchdog has nothing left to guard (and must not outlive it).
+    watchdog?.kill('SIGKILL');
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = (): Promise<void> =>
     new Promise((resolve) => {

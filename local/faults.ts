@@ -29,28 +29,29 @@ export class UsageError extends Error {
   }
 }
 
+/** A probability written as a plain decimal between 0 and 1: `0`, `0.05`, `.5`, `1`, `1.0`. */
+const PROBABILITY = /^(?:[01](?:\.\d*)?|\.\d+)$/;
+
 /** `ack-loss=0.05,throttle=0.02,timeout=0.01` (any subset; `none` for none). */
 export const parseFaultSpec = (spec: string): FaultRates => {
   const rates: FaultRates = { ...NO_FAULTS };
   const text = spec.trim();
   if (text === '' || text === 'none') return rates;
+  const seen = new Set<string>();
   for (const part of text.split(',')) {
     const [key, value, ...rest] = part.split('=').map((piece) => piece.trim());
     if (!(FAULT_KINDS as readonly string[]).includes(key))
       throw new UsageError(
         `--faults: unknown fault "${key}" (known: ${FAULT_KINDS.join(', ')}), e.g. --faults ack-loss=0.05,throttle=0.02,timeout=0.01`,
       );
-    const rate = Number(value);
-    if (
-      rest.length > 0 ||
-      value === undefined ||
-      value === '' ||
-      !Number.isFinite(rate) ||
-      rate < 0 ||
-      rate > 1
-    )
-      throw new UsageError(`--faults: ${key} needs a probability between 0 and 1, got "${part}"`);
-    rates[key as FaultKind] = rate;
+    if (seen.has(key)) throw new UsageError(`--faults: ${key} is given twice`);
+    seen.add(key);
+    const written = [value, ...rest].join('=');
+    if (value === undefined || rest.length > 0 || !PROBABILITY.test(value) || Number(value) > 1)
+      throw new UsageError(
+        `--faults: ${key}: "${written}" is not a probability; write a decimal between 0 and 1, e.g. ${key}=0.05`,
+      );
+    rates[key as FaultKind] = Number(value);
   }
   return rates;
 };

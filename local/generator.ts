@@ -4,10 +4,13 @@
  * Several tenants and accounts over two months: FOCUS rows (AWS and Google Cloud, usage, credits and
  * corrections booked by BillingPeriodStart), canonical events with eventIds, restated line items (versions
  * published out of order), snake_case events of the original design; duplicate publishes with reordered
- * keys, reformatted numbers (`12.30` / `12.3` / `"12.3"`), new transport and export metadata, raw and
- * SNS-wrapped; publisher retries (same dedup id: dropped by the FIFO topic) and replays (new dedup id:
+ * keys, reformatted numbers (`12.30` / `12.3` / `"12.3"`), new transport and export metadata, other
+ * whitespace; publisher retries (same dedup id: dropped by the FIFO topic) and replays (new dedup id:
  * the consumer's dedup must catch them); eventId conflicts; poison messages; repeated GCP budget
- * notifications with rising cost, GCP periodic updates, AWS Budgets texts and cost anomalies.
+ * notifications with rising cost, GCP periodic updates, AWS Budgets texts and cost anomalies; and the
+ * hidden-state cases (a line item restated back to its first content, an SNS envelope inside a raw body,
+ * NFC/NFD ids, a zero-width space, a JSON number longer than a double, a free-form account id, an amount
+ * no total can hold followed by a normal charge).
  *
  * The truth of the ledger comes from the generator's own model of each charge (exact decimals with
  * big.js), not from the consumer's parsers. The expected notification keys are the alert keys of each
@@ -31,6 +34,8 @@ export interface SampleMessage {
   deduplicationId?: string;
   /** What this message is, for diagnostics. */
   note?: string;
+  /** Line of the --input file it came from. */
+  line?: number;
 }
 
 export interface ChargeEffect {
@@ -161,7 +166,10 @@ const respell = (rng: Rng, amount: string): string | number => {
 const reorder = (rng: Rng, object: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(rng.shuffle(Object.entries(object)));
 
-/** A forwarder's SNS notification envelope around a message. */
+/**
+ * An SNS notification envelope around a message, published as the message itself. Under raw message
+ * delivery that is just a body: poison, never unwrapped (its attributes must not stand in for the real ones).
+ */
 const snsWrap = (rng: Rng, message: string, attributes: Record<string, string> = {}): string =>
   JSON.stringify({
     Type: 'Notification',
@@ -294,7 +302,7 @@ export const generateSample = (options: SampleOptions): Sample => {
         const text = JSON.stringify(row);
         const attributes = { tenant: spec.tenant };
         return variant > 0 && rng.chance(0.5)
-          ? { message: snsWrap(rng, text, attributes) }
+          ? { message: JSON.stringify(row, null, 2), attributes }
           : { message: text, attributes };
       },
     };
@@ -335,9 +343,7 @@ export const generateSample = (options: SampleOptions): Sample => {
           chargeCategory: 'Usage',
           chargePeriodStart: start.replace('Z', '.000Z'),
         });
-        return rng.chance(0.5)
-          ? { message: snsWrap(rng, JSON.stringify(copy)) }
-          : { message: JSON.stringify(copy) };
+        return { message: JSON.stringify(copy, null, rng.chance(0.5) ? 2 : undefined) };
       },
     };
   };
@@ -548,7 +554,7 @@ export const generateSample = (options: SampleOptions): Sample => {
         accountId: '200000000012',
         chargePeriodStart: '2026-10-04T00:00:00Z',
         chargeCategory: 'usage',
-        amount: '1.00000000001',
+        amount: '1.0000000000000000001',
         currency: 'USD',
       }),
     },
@@ -575,10 +581,151 @@ export const generateSample = (options: SampleOptions): Sample => {
       }),
     },
   ];
+  costPoison.push({
+    // A body shaped like an SNS envelope claiming another tenant: never booked to globex (nor to acme).
+    message: snsWrap(
+      rng,
+      JSON.stringify({
+        source: 'aws',
+        accountId: '300000000021',
+        chargePeriodStart: '2026-11-06T00:00:00Z',
+        chargeCategory: 'usage',
+        amount: '5',
+        currency: 'EUR',
+      }),
+      { tenant: 'globex' },
+    ),
+    attributes: { tenant: 'acme' },
+  });
   for (const poison of costPoison) {
     place({ topic: 'cost-events', ...poison, note: 'poison' });
     deadLetters['cost-events']++;
   }
+
+  // ---------------- hidden-state cases: what only exact keys and exact decimals get right
+  const event = (fields: Record<string, unknown>) =>
+    JSON.stringify({
+      tenant: 'acme',
+      source: 'aws',
+      chargePeriodStart: '2026-11-07T00:00:00Z',
+      chargeCategory: 'usage',
+      currency: 'USD',
+      ...fields,
+    });
+  /** Consecutive positions: published within moments of each other, in this order. */
+  const sequence = (messages: SampleMessage[]) => {
+    const start = rng.next() * 0.9;
+    messages.forEach((message, index) => place(message, start + index * 1e-9));
+  };
+  const book = (identity: string, effect: Omit<ChargeEffect, 'period'>) =>
+    charges.set(identity, { period: '2026-11', ...effect });
+
+  // A line item restated back to its first content (v1 = 10, v2 = 20, v3 = 10): v3 is not a copy of v1.
+  const restatedBack = (version: number, amount: string) =>
+    event({ lineItemId: 'li-restated-back', version, accountId: '200000000011', amount });
+  sequence([
+    { topic: 'cost-events', message: restatedBack(1, '10'), note: 'restated back v1 = 10' },
+    { topic: 'cost-events', message: restatedBack(2, '20'), note: 'restated back v2 = 20' },
+    { topic: 'cost-events', message: restatedBack(3, '10'), note: 'restated back v3 = 10' },
+  ]);
+  book('hidden:restated-back', {
+    tenant: 'acme',
+    accountId: '200000000011',
+    currency: 'USD',
+    amount: '10',
+  });
+
+  // One invoice id spelled in NFC and in NFD (a replay with its own dedup id): one charge.
+  const invoice = 'inv-Müller-Café-0042';
+  const invoiceCharge = (eventId: string) =>
+    event({ eventId, accountId: '200000000012', resourceId: 'invoice-0042', amount: '42.5' });
+  place({
+    topic: 'cost-events',
+    message: invoiceCharge(invoice.normalize('NFC')),
+    note: 'invoice id in NFC',
+  });
+  place({
+    topic: 'cost-events',
+    message: invoiceCharge(invoice.normalize('NFD')),
+    deduplicationId: `replay-${rng.uuid()}`,
+    note: 'the same invoice id in NFD',
+  });
+  book('hidden:unicode-invoice', {
+    tenant: 'acme',
+    accountId: '200000000012',
+    currency: 'USD',
+    amount: '42.5',
+  });
+
+  // An account id with a zero-width space looks like a real one: rejected, never a second account.
+  place({
+    topic: 'cost-events',
+    message: event({ eventId: 'evt-zero-width', accountId: '200000000011\u200b', amount: '7' }),
+    note: 'poison: account id with U+200B',
+  });
+  deadLetters['cost-events']++;
+
+  // A JSON number with more digits than a double holds: booked exactly as written.
+  const longNumber = '123.4567890123456789';
+  place({
+    topic: 'cost-events',
+    message: event({
+      eventId: 'evt-long-number',
+      accountId: '200000000012',
+      amount: '__AMOUNT__',
+    }).replace('"__AMOUNT__"', longNumber),
+    note: 'JSON number amount with 19 significant digits',
+  });
+  book('hidden:long-number', {
+    tenant: 'acme',
+    accountId: '200000000012',
+    currency: 'USD',
+    amount: longNumber,
+  });
+
+  // A free-form account id (a space, non-ASCII letters): booked normally under a derived FIFO group.
+  place({
+    topic: 'cost-events',
+    message: event({
+      tenant: 'initech',
+      eventId: 'evt-free-form',
+      accountId: 'Compte Général 7',
+      amount: '8.75',
+    }),
+    note: 'account id with a space and non-ASCII letters',
+  });
+  book('hidden:free-form-account', {
+    tenant: 'initech',
+    accountId: 'Compte Général 7',
+    currency: 'USD',
+    amount: '8.75',
+  });
+
+  // 38 nines cannot be a charge (no total could hold it): rejected with its reason, and the next
+  // charge of the same ledger partition is still applied.
+  sequence([
+    {
+      topic: 'cost-events',
+      message: event({
+        eventId: 'evt-38-nines',
+        accountId: '200000000019',
+        amount: '9'.repeat(38),
+      }),
+      note: 'poison: amount of 38 nines',
+    },
+    {
+      topic: 'cost-events',
+      message: event({ eventId: 'evt-after-nines', accountId: '200000000019', amount: '19.99' }),
+      note: 'charge after the 38 nines, same partition',
+    },
+  ]);
+  deadLetters['cost-events']++;
+  book('hidden:after-nines', {
+    tenant: 'acme',
+    accountId: '200000000019',
+    currency: 'USD',
+    amount: '19.99',
+  });
 
   // ---------------- alerts
   const alertOnce = (renders: Rendered[], note: string) => {
@@ -696,9 +843,7 @@ export const generateSample = (options: SampleOptions): Sample => {
                 20 + copy,
                 budgeted * (0.8 + copy * 0.03 + rng.next() * 0.02),
               );
-              return copy % 2
-                ? { message: snsWrap(rng, body, { tenant: spec.tenant }) }
-                : { message: body, attributes: { tenant: spec.tenant } };
+              return { message: body, attributes: { tenant: spec.tenant } };
             }),
             `AWS Budgets ${type}`,
           );

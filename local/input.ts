@@ -3,15 +3,17 @@
  * `{"topic": "cost-events" | "budget-alerts", "message": <JSON value or string>, "attributes"?: {…},
  *   "groupId"?: "…", "deduplicationId"?: "…"}`.
  * A bad line is reported with its line number and skipped; the run still happens, and its verdict fails
- * (a partly published input must never look like a clean run).
+ * (a partly published input must never look like a clean run). A file without any message is a usage
+ * error: an empty export must not pass as a clean run that "published 0".
  */
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { decodeRecord } from '../lambda/core/envelope';
 import { parseCostEvent } from '../lambda/core/formats';
-import { fifoPublishIds } from '../lambda/core/keys';
+import { fifoGroupId, fifoPublishIds, isValidFifoId } from '../lambda/core/keys';
 import { UsageError } from './faults';
 import { TOPICS, type SampleMessage, type Topic } from './generator';
+import { parseJsonExact, stringifyJsonExact } from '../lambda/core/json';
 
 export interface InputProblem {
   line: number;
@@ -30,7 +32,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const parseLine = (text: string): SampleMessage => {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonExact(text);
   } catch (error) {
     throw new Error(`not JSON: ${(error as Error).message}`);
   }
@@ -48,11 +50,13 @@ const parseLine = (text: string): SampleMessage => {
     ['groupId', groupId],
     ['deduplicationId', deduplicationId],
   ] as const)
-    if (id !== undefined && (typeof id !== 'string' || id === '' || id.length > 128))
-      throw new Error(`"${name}" must be a string of 1 to 128 characters`);
+    if (id !== undefined && (typeof id !== 'string' || !isValidFifoId(id)))
+      throw new Error(
+        `"${name}" must be 1 to 128 ASCII letters, digits or punctuation (what SNS FIFO accepts)`,
+      );
   return {
     topic: topic as Topic,
-    message: typeof message === 'string' ? message : JSON.stringify(message),
+    message: typeof message === 'string' ? message : stringifyJsonExact(message)!,
     ...(attributes ? { attributes: attributes as Record<string, string> } : {}),
     ...(groupId ? { groupId: groupId as string } : {}),
     ...(deduplicationId ? { deduplicationId: deduplicationId as string } : {}),
@@ -76,11 +80,15 @@ export const readInputFile = (file: string): InputFile => {
     if (line.trim() === '') return;
     count++;
     try {
-      messages.push(parseLine(line));
+      messages.push({ ...parseLine(line), line: index + 1 });
     } catch (error) {
       skipped.push({ line: index + 1, error: (error as Error).message });
     }
   });
+  if (count === 0)
+    throw new UsageError(
+      `--input: ${file} has no messages (it is empty or holds only blank lines); nothing to publish`,
+    );
   return { messages, lines: count, skipped };
 };
 
@@ -107,7 +115,7 @@ export const publishIds = (
   } catch {
     derived = undefined;
   }
-  const fallbackGroup = `${(message.attributes?.tenant ?? 'default').slice(0, 110)}#unparsed`;
+  const fallbackGroup = fifoGroupId(message.attributes?.tenant ?? 'default', 'unparsed');
   return {
     groupId: message.groupId ?? derived?.messageGroupId ?? fallbackGroup,
     deduplicationId:

@@ -5,7 +5,8 @@
  * Exit codes: 0 verdict PASS, 1 verdict FAIL (or the run failed), 2 usage or configuration error,
  * 130 interrupted (Ctrl-C). The emulators are stopped in every case.
  */
-import { writeFileSync } from 'node:fs';
+import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseFaultSpec, UsageError, type FaultRates } from './faults';
 import { consoleProgress, silentProgress } from './progress';
@@ -33,6 +34,24 @@ const integer = (flag: string, text: string, min: number): number => {
   if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min)
     throw new UsageError(`${flag}: expected an integer ≥ ${min}, got "${text}"`);
   return value;
+};
+
+/** `--report FILE` is checked before the run: a typo must not cost a whole run and its summary. */
+export const checkReportPath = (file: string): string => {
+  const target = path.resolve(file);
+  const directory = path.dirname(target);
+  const stats = statSync(directory, { throwIfNoEntry: false });
+  if (!stats) throw new UsageError(`--report: directory ${directory} does not exist`);
+  if (!stats.isDirectory()) throw new UsageError(`--report: ${directory} is not a directory`);
+  const existing = statSync(target, { throwIfNoEntry: false });
+  if (existing?.isDirectory())
+    throw new UsageError(`--report: ${target} is a directory; give a file name`);
+  try {
+    accessSync(existing ? target : directory, constants.W_OK);
+  } catch {
+    throw new UsageError(`--report: cannot write ${existing ? target : `in ${directory}`}`);
+  }
+  return target;
 };
 
 export const parseCli = (argv: string[]): CliOptions => {
@@ -70,7 +89,7 @@ export const parseCli = (argv: string[]): CliOptions => {
     ...(values.input !== undefined ? { input: values.input } : {}),
     ...(values.faults !== undefined ? { faults: parseFaultSpec(values.faults) } : {}),
     seed: values.seed === undefined ? DEFAULT_SEED : integer('--seed', values.seed, 0),
-    ...(values.report !== undefined ? { report: values.report } : {}),
+    ...(values.report !== undefined ? { report: checkReportPath(values.report) } : {}),
     json: values.json ?? false,
     redrive: values.redrive ?? false,
     keepRunning: values['keep-running'] ?? false,
@@ -114,14 +133,24 @@ export const main = async (argv: string[]): Promise<number> => {
       progress: options.json && !process.stderr.isTTY ? silentProgress : consoleProgress(),
     });
     const json = `${JSON.stringify(result.report, null, 2)}\n`;
-    if (options.report) writeFileSync(options.report, json);
     if (options.json) {
       process.stdout.write(json);
       process.stderr.write(`${summaryText(result.report)}\n`);
     } else {
       process.stdout.write(`${summaryText(result.report)}\n`);
     }
-    return controller.signal.aborted && !options.keepRunning ? 130 : result.exitCode;
+    let exitCode: number = result.exitCode;
+    if (options.report) {
+      try {
+        writeFileSync(options.report, json);
+      } catch (error) {
+        process.stderr.write(
+          `--report: could not write ${options.report}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`,
+        );
+        exitCode = 1;
+      }
+    }
+    return controller.signal.aborted && !options.keepRunning ? 130 : exitCode;
   } catch (error) {
     if (error instanceof AbortedError) {
       process.stderr.write('interrupted; emulators stopped\n');

@@ -445,28 +445,32 @@ export class QueuePoller {
       abandoned: false,
       results: [],
     };
-    const deadline = Date.now() + this.timeoutMs;
     const event: SQSEvent = { Records: batch.map((held) => this.record(held)) };
     type Ending =
       { kind: 'done'; response: unknown } | { kind: 'error'; error: unknown } | { kind: 'timeout' };
-    const run: Promise<Ending> = invocationScope
-      .run(scope, () => handler(event, this.context(deadline)))
-      .then(
-        (response): Ending => ({ kind: 'done', response }),
-        (error: unknown): Ending => ({ kind: 'error', error }),
-      );
+    // The timers are armed before the handler runs: its synchronous part (a slow parser, a busy loop)
+    // counts against the deadline, as it does on Lambda.
+    const started = Date.now();
+    const deadline = started + this.timeoutMs;
+    const abandonAfter = this.options.faults.abandonAfterMs();
+    const limitMs = Math.min(this.timeoutMs, abandonAfter ?? Number.POSITIVE_INFINITY);
     const timers: NodeJS.Timeout[] = [];
     const timeout = (ms: number) =>
       new Promise<Ending>((resolve) =>
         timers.push(setTimeout(() => resolve({ kind: 'timeout' }), ms)),
       );
-    const abandonAfter = this.options.faults.abandonAfterMs();
-    const ending = await Promise.race([
-      run,
-      timeout(this.timeoutMs),
-      ...(abandonAfter === undefined ? [] : [timeout(abandonAfter)]),
-    ]);
+    const timedOut = timeout(limitMs);
+    const run: Promise<Ending> = new Promise((resolve) =>
+      resolve(invocationScope.run(scope, () => handler(event, this.context(deadline)))),
+    ).then(
+      (response): Ending => ({ kind: 'done', response }),
+      (error: unknown): Ending => ({ kind: 'error', error }),
+    );
+    const raced = await Promise.race([run, timedOut]);
     for (const timer of timers) clearTimeout(timer);
+    // A handler that blocked the event loop past the limit settles before the timer can fire: it still
+    // timed out.
+    const ending: Ending = Date.now() - started >= limitMs ? { kind: 'timeout' } : raced;
 
     if (ending.kind === 'timeout') {
       // Lambda gives up on the invocation and discards its environment; the handler may still be

@@ -1,5 +1,5 @@
 /**
- * The run report (DESIGN §9 schema, plus the additive fields `redriven`, `verdict` and `run`), the
+ * The run report (schema in docs/local-run.md#the-report), the
  * verdict against the generator's ground truth, and the human-readable summary.
  */
 import Big from 'big.js';
@@ -61,6 +61,20 @@ export interface QueueSettings {
   maxReceiveCount: number | null;
 }
 
+/** A message SNS refused (too large, invalid ids…): skipped, never a crash of the run. */
+export interface UnpublishedMessage {
+  /** 1-based position in the published stream. */
+  message: number;
+  /** Line of the --input file. */
+  line?: number;
+  note?: string;
+  topic: string;
+  error: string;
+}
+
+export const describeUnpublished = (problem: UnpublishedMessage): string =>
+  `${problem.line !== undefined ? `line ${problem.line}` : `message ${problem.message}${problem.note ? ` (${problem.note})` : ''}`}: ${problem.error}`;
+
 export interface RunInfo {
   mode: 'sample' | 'input';
   seed: number;
@@ -69,6 +83,8 @@ export interface RunInfo {
   durationMs: number;
   /** Published messages per second, first publish to drained (redrive phase excluded). */
   eventsPerSecond: number;
+  /** Messages the local SNS refused; with --input they are also in `input.skipped`. */
+  unpublished: UnpublishedMessage[];
   input?: { file: string; lines: number; skipped: InputProblem[] };
   streams: Record<
     string,
@@ -169,8 +185,19 @@ export const verdictAgainstTruth = (
   notifications: NotificationReport[],
   deadLetters: Record<string, DeadLetter[]>,
   settled: Check,
+  unpublished: UnpublishedMessage[] = [],
 ): Verdict => {
-  const checks: Check[] = [settled];
+  const checks: Check[] = [
+    settled,
+    {
+      name: 'published',
+      ok: unpublished.length === 0,
+      detail:
+        unpublished.length === 0
+          ? 'every sample message was accepted by SNS'
+          : `${unpublished.length} message(s) refused by SNS (first: ${describeUnpublished(unpublished[0])})`,
+    },
+  ];
   const costDlq = deadLetters[COST_STREAM] ?? [];
   // A conflict: whichever copy the ledger booked first wins; the other must be in the DLQ as a conflict.
   const expected = truth.ledger.map((t) => ({ ...t }));
@@ -332,8 +359,25 @@ export const summaryText = (report: LocalReport): string => {
       .join(',')}`,
   );
   out.push(
-    `published ${report.published} in ${(run.durationMs / 1000).toFixed(1)} s (${run.eventsPerSecond.toFixed(0)} events/s end to end); deliveries ${report.broker.deliveries}, redeliveries ${report.broker.redeliveries}, deduplicated by the broker ${report.broker.deduplicated}`,
+    `published ${report.published}${run.unpublished.length > 0 || (run.input?.skipped.length ?? 0) > 0 ? ` (${run.input ? `of ${run.input.lines} lines` : `of ${report.published + run.unpublished.length} messages`})` : ''} in ${(run.durationMs / 1000).toFixed(1)} s (${run.eventsPerSecond.toFixed(0)} events/s end to end); deliveries ${report.broker.deliveries}, redeliveries ${report.broker.redeliveries}, deduplicated by the broker ${report.broker.deduplicated}`,
   );
+  if (run.unpublished.length > 0) {
+    out.push(`not published (skipped): ${run.unpublished.length}`);
+    for (const problem of run.unpublished.slice(0, 10))
+      out.push(`  ${describeUnpublished(problem)}`);
+    if (run.unpublished.length > 10)
+      out.push(`  … ${run.unpublished.length - 10} more (see --report)`);
+  }
+  const unpublishedLines = new Set(run.unpublished.map((problem) => problem.line));
+  const badLines = (run.input?.skipped ?? []).filter(
+    (problem) => !unpublishedLines.has(problem.line),
+  );
+  if (badLines.length > 0) {
+    out.push(`bad input lines (skipped): ${badLines.length}`);
+    for (const problem of badLines.slice(0, 10))
+      out.push(`  line ${problem.line}: ${problem.error}`);
+    if (badLines.length > 10) out.push(`  … ${badLines.length - 10} more (see --report)`);
+  }
   out.push(
     `faults injected: ${Object.entries(run.injected)
       .map(([k, v]) => `${k} ${v}`)

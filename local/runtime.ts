@@ -41,6 +41,7 @@ import { HandlerLogSink } from './outcomes';
 import { QueuePoller, type RecordEvent } from './poller';
 import { silentProgress, type ProgressSink } from './progress';
 import {
+  describeUnpublished,
   notificationOf,
   streamReport,
   verdictAgainstTruth,
@@ -49,6 +50,7 @@ import {
   type DeadLetter,
   type LocalReport,
   type RunInfo,
+  type UnpublishedMessage,
 } from './report';
 import { LocalSns } from './sns';
 import { startSnsEndpoint, type SnsEndpoint } from './sns-http';
@@ -180,6 +182,21 @@ const createQueues = async (sqs: LocalSqs, plan: LocalPlan) => {
 };
 
 // ------------------------------------------------------------ the run
+
+const unpublishedOf = (
+  index: number,
+  message: SampleMessage,
+  error: unknown,
+): UnpublishedMessage => ({
+  message: index + 1,
+  ...(message.line !== undefined ? { line: message.line } : {}),
+  ...(message.note !== undefined ? { note: message.note } : {}),
+  topic: message.topic,
+  error:
+    error instanceof Error
+      ? `${error.name && error.name !== 'Error' ? `${error.name}: ` : ''}${error.message}`
+      : String(error),
+});
 
 interface StreamWiring {
   stream: string;
@@ -475,25 +492,36 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
       Object.values(wiring.poller.stats.outcomes).reduce((a, b) => a + b, 0) +
       wiring.poller.stats.exhausted;
     let cursor = 0;
+    const unpublished: UnpublishedMessage[] = [];
     const publisher = async () => {
       while (cursor < messages.length) {
         if (signal?.aborted) throw new AbortedError();
-        const message = messages[cursor++];
+        const index = cursor++;
+        const message = messages[index];
         const wiring = byTopic.get(message.topic);
         if (!wiring) throw new Error(`no stream consumes topic ${message.topic}`);
         // Back-pressure: keep the emulator's queue shallow (it refuses receives past ~20,000 visible FIFO messages).
         while (published - settledOf(wiring) > 5000) await sleep(20, signal);
-        const ids = wiring.fifoTopic ? publishIds(message) : undefined;
-        await localSns.publish({
-          topicArn: wiring.topicArn,
-          message: message.message,
-          attributes: message.attributes,
-          ...(ids ? { groupId: ids.groupId, deduplicationId: ids.deduplicationId } : {}),
-        });
-        published++;
+        try {
+          const ids = wiring.fifoTopic ? publishIds(message) : undefined;
+          await localSns.publish({
+            topicArn: wiring.topicArn,
+            message: message.message,
+            attributes: message.attributes,
+            ...(ids ? { groupId: ids.groupId, deduplicationId: ids.deduplicationId } : {}),
+          });
+          published++;
+        } catch (error) {
+          // What SNS refuses (too large, bad ids) is this message's problem, never the run's.
+          const problem = unpublishedOf(index, message, error);
+          unpublished.push(problem);
+          if (unpublished.length <= 20)
+            progress.phase(`not published: ${describeUnpublished(problem)}`);
+        }
       }
     };
     await Promise.all(Array.from({ length: 32 }, publisher));
+    unpublished.sort((a, b) => a.message - b.message);
 
     const drain = async () => {
       const deadline = Date.now() + (options.drainTimeoutMs ?? 10 * 60_000);
@@ -559,18 +587,28 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
     const notifications = localSns.captured
       .filter((p) => notificationTopics.has(p.topicArn))
       .map(notificationOf);
+    const skippedInput = input
+      ? [
+          ...input.skipped,
+          ...unpublished.map((problem) => ({
+            line: problem.line as number,
+            error: `not published: ${problem.error}`,
+          })),
+        ].sort((a, b) => a.line - b.line)
+      : [];
     const verdict = sample
-      ? verdictAgainstTruth(sample.truth, ledger, notifications, deadLetters, settled)
-      : verdictWithoutTruth(deadLetters, settled, input?.skipped ?? []);
+      ? verdictAgainstTruth(sample.truth, ledger, notifications, deadLetters, settled, unpublished)
+      : verdictWithoutTruth(deadLetters, settled, skippedInput);
     const runInfo: RunInfo = {
       mode: input ? 'input' : 'sample',
       seed,
       faults: faultRates,
       injected: { ...faults.injected },
       durationMs: runMs,
-      eventsPerSecond: messages.length / Math.max(0.001, runMs / 1000),
+      eventsPerSecond: published / Math.max(0.001, runMs / 1000),
+      unpublished,
       ...(input
-        ? { input: { file: options.input as string, lines: input.lines, skipped: input.skipped } }
+        ? { input: { file: options.input as string, lines: input.lines, skipped: skippedInput } }
         : {}),
       streams: Object.fromEntries(
         wirings.map((w) => {
@@ -599,7 +637,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
       ),
     };
     const report: LocalReport = {
-      published: messages.length,
+      published,
       streams: Object.fromEntries(
         wirings.map((w) => [w.stream, streamReport(w.stream, w.poller.stats)]),
       ),

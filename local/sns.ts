@@ -2,7 +2,7 @@
  * In-process SNS: the topics and subscriptions of the template. Publish fans out to the subscribed
  * local SQS queues (raw delivery or the SNS notification envelope, FIFO group and dedup ids passed on,
  * filter policies applied); FIFO topics drop a MessageDeduplicationId seen in the last 5 minutes, as SNS
- * does. Publishes to topics without queue subscriptions (the notifications topic) are captured.
+ * does; a message over 256 KiB (attributes included) is refused, as SNS does. Publishes to topics without queue subscriptions (the notifications topic) are captured.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import {
@@ -11,6 +11,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { isValidFifoId } from '../lambda/core/keys';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators';
 import type { QueuePlan, SubscriptionPlan, TopicPlan } from './template';
 
@@ -38,6 +39,20 @@ export interface PublishResult {
 }
 
 const DEDUP_WINDOW_MS = 5 * 60 * 1000;
+/** SNS and SQS: at most 256 KiB per message, its message attributes included. */
+export const MAX_MESSAGE_BYTES = 256 * 1024;
+
+const invalidParameter = (message: string): Error =>
+  Object.assign(new Error(message), { name: 'InvalidParameterException' });
+
+/** The size SNS counts against the limit: the UTF-8 body plus each attribute's name, type and value. */
+export const publishSize = (message: string, attributes: Record<string, string> = {}): number =>
+  Buffer.byteLength(message, 'utf8') +
+  Object.entries(attributes).reduce(
+    (sum, [name, value]) =>
+      sum + Buffer.byteLength(name, 'utf8') + 'String'.length + Buffer.byteLength(value, 'utf8'),
+    0,
+  );
 
 type FilterRule = string | number | boolean | null | Record<string, unknown>;
 
@@ -99,21 +114,27 @@ export class LocalSns {
   async publish(input: PublishInput): Promise<PublishResult> {
     const topic = this.topic(input.topicArn);
     const attributes = input.attributes ?? {};
+    const size = publishSize(input.message, attributes);
+    if (size > MAX_MESSAGE_BYTES)
+      throw invalidParameter(
+        `Invalid parameter: Message too long (${size} bytes with its attributes; SNS accepts at most ${MAX_MESSAGE_BYTES})`,
+      );
     let deduplicationId = input.deduplicationId;
     if (topic.fifo) {
       if (!input.groupId)
-        throw Object.assign(new Error('The MessageGroupId parameter is required for FIFO topics'), {
-          name: 'InvalidParameterException',
-        });
+        throw invalidParameter('The MessageGroupId parameter is required for FIFO topics');
+      if (!isValidFifoId(input.groupId))
+        throw invalidParameter(
+          `Invalid parameter: MessageGroupId ${JSON.stringify(input.groupId)}: 1 to 128 ASCII letters, digits or punctuation`,
+        );
+      if (deduplicationId !== undefined && !isValidFifoId(deduplicationId))
+        throw invalidParameter(
+          `Invalid parameter: MessageDeduplicationId ${JSON.stringify(deduplicationId)}: 1 to 128 ASCII letters, digits or punctuation`,
+        );
       if (!deduplicationId) {
         if (!topic.contentBasedDeduplication)
-          throw Object.assign(
-            new Error(
-              'The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
-            ),
-            {
-              name: 'InvalidParameterException',
-            },
+          throw invalidParameter(
+            'The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
           );
         deduplicationId = createHash('sha256').update(input.message).digest('hex');
       }

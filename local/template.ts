@@ -272,6 +272,8 @@ class Resolver {
         return 'amazonaws.com';
       case 'AWS::StackName':
         return stackName;
+      case 'AWS::StackId':
+        return `arn:aws:cloudformation:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:stack/${stackName}/local`;
       case 'AWS::NoValue':
         return '';
       default:

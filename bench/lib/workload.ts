@@ -10,7 +10,7 @@
 import Big from 'big.js';
 import { decodeRecord } from '../../lambda/core/envelope';
 import { parseCostEvent } from '../../lambda/core/formats';
-import { costContentHash } from '../../lambda/core/keys';
+import { costContentHash, fifoGroupId } from '../../lambda/core/keys';
 
 export interface WorkloadOptions {
   events: number;
@@ -37,7 +37,7 @@ export interface Delivery {
   seq: number;
   messageId: string;
   body: string;
-  /** tenant#account: the FIFO MessageGroupId. */
+  /** The FIFO MessageGroupId, as keys.ts derives it from tenant and account. */
   groupId: string;
   kind: DeliveryKind;
   chargeId?: string;
@@ -135,7 +135,7 @@ const shuffled = <T>(items: T[], random: () => number): T[] => {
   return out;
 };
 
-/** Same content, different bytes: reordered keys, amount as a JSON number when exact, SNS envelope. */
+/** Same content, different bytes: reordered keys, amount as a JSON number when exact, indentation. */
 const reserialize = (
   fields: Record<string, unknown>,
   random: () => number,
@@ -149,15 +149,8 @@ const reserialize = (
       key === 'amount' && String(asNumber) === amount ? [key, asNumber] : [key, value],
     ),
   );
-  const message = JSON.stringify(reordered);
-  if (random() < 0.5) return message;
-  return JSON.stringify({
-    Type: 'Notification',
-    MessageId: `sns-${seq}`,
-    TopicArn: 'arn:aws:sns:us-east-1:123456789012:cost-events',
-    Message: message,
-    Timestamp: new Date(Date.UTC(2026, 10, 3, 14, 0, 0) + seq * 1000).toISOString(),
-  });
+  // Raw message delivery: the body is the message itself (an SNS envelope here would be poison).
+  return JSON.stringify(reordered, null, random() < 0.5 ? undefined : 1 + (seq % 3));
 };
 
 export const generateWorkload = (options: WorkloadOptions): Workload => {
@@ -242,7 +235,7 @@ export const generateWorkload = (options: WorkloadOptions): Workload => {
     const roll = random();
     if (roll < options.poisonShare) {
       const account = pick(accounts);
-      deliver('poison', pick(POISON_BODIES), `${account.tenant}#${account.accountId}`);
+      deliver('poison', pick(POISON_BODIES), fifoGroupId(account.tenant, account.accountId));
       continue;
     }
     if (roll < options.poisonShare + options.duplicateShare && origins.length > 0) {
@@ -304,10 +297,10 @@ export const generateWorkload = (options: WorkloadOptions): Workload => {
       currency: account.currency,
     };
     fields.amount = newVersionAmount(charge, version);
-    const groupId = `${account.tenant}#${account.accountId}`;
+    const groupId = fifoGroupId(account.tenant, account.accountId);
     origins.push({ chargeId, version, fields, groupId });
     if (identityKind === 'line-item') lineItems.push({ chargeId, fields, groupId });
-    // The identity id of a content-keyed charge is its content hash (DESIGN §4): computed once here
+    // The identity id of a content-keyed charge is its content hash: computed once here
     // with the project's normalization, only to name the charge item, never to decide an effect.
     const identityId =
       identityKind === 'event'

@@ -1,6 +1,6 @@
 import { CliError, EXIT } from '../errors';
 import { json, plural, table } from '../format';
-import { readStatement, readTotals } from '../operations/ledger';
+import { readStatement, readTotals, validateTenant } from '../operations/ledger';
 import type { Session } from '../session';
 
 export interface LedgerFlags {
@@ -15,13 +15,14 @@ const identity = (kind: string, id: string): string =>
 
 /** `billing-dedup ledger`: a statement (tenant + account + period) or a totals listing (scan). */
 export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promise<number> => {
+  const tenant = validateTenant(flags.tenant);
   const table_ = await session.resources.ledgerTable();
   const { dynamo } = session.clients;
   const out = session.io.stdout;
 
   if (!flags.account || !flags.period) {
     const totals = await readTotals(dynamo, table_, {
-      tenant: flags.tenant,
+      tenant,
       ...(flags.account ? { accountId: flags.account } : {}),
       ...(flags.period ? { period: flags.period } : {}),
     });
@@ -31,7 +32,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
     }
     out.write(
       totals.length === 0
-        ? `No ledger totals for tenant ${flags.tenant}${flags.account ? ` account ${flags.account}` : ''}${flags.period ? ` period ${flags.period}` : ''}.\n`
+        ? `No ledger totals for tenant ${tenant}${flags.account ? ` account ${flags.account}` : ''}${flags.period ? ` period ${flags.period}` : ''}.\n`
         : `${table(
             ['tenant', 'account', 'period', 'currency', 'total', 'charges'],
             totals.map((t) => [
@@ -49,7 +50,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
   }
 
   const statement = await readStatement(dynamo, table_, {
-    tenant: flags.tenant,
+    tenant,
     accountId: flags.account,
     period: flags.period,
   });

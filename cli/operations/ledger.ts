@@ -11,6 +11,8 @@ import {
   type LedgerCharge,
   type LedgerTotal,
 } from '../../lambda/adapters/ledger-reader';
+import { ValidationError } from '../../lambda/core/errors';
+import { normalizeTenant } from '../../lambda/core/formats/scope';
 import { ledgerPartitionKeyOf } from '../../lambda/core/keys';
 import { UsageError } from '../errors';
 
@@ -43,6 +45,21 @@ export const validatePeriod = (period: string): string => {
   return period;
 };
 
+/** `--tenant` as the consumer books it (`' ACME '` → `acme`); what it can never book is a usage error. */
+export const validateTenant = (tenant: string): string => {
+  try {
+    return normalizeTenant(tenant, '--tenant');
+  } catch (error) {
+    if (error instanceof ValidationError)
+      throw new UsageError(
+        error.code === 'missing-field'
+          ? '--tenant must not be blank'
+          : `--tenant: ${error.reason}: the consumer books no tenant under that name`,
+      );
+    throw error;
+  }
+};
+
 /** The consumer's own key function. */
 export const statementPartitionKey = (query: StatementQuery): string =>
   ledgerPartitionKeyOf(query.tenant, query.accountId, query.period);
@@ -54,7 +71,7 @@ export const readStatement = async (
 ): Promise<Statement> => {
   const normalized = {
     ...query,
-    tenant: query.tenant.toLowerCase(),
+    tenant: validateTenant(query.tenant),
     period: validatePeriod(query.period),
   };
   const partitionKey = statementPartitionKey(normalized);
@@ -95,7 +112,7 @@ export const readTotals = async (
   filter: Partial<StatementQuery>,
 ): Promise<LedgerTotal[]> => {
   if (filter.period) validatePeriod(filter.period);
-  const tenant = filter.tenant?.toLowerCase();
+  const tenant = filter.tenant === undefined ? undefined : validateTenant(filter.tenant);
   return (await readAllTotals(dynamo, table)).filter(
     (total) =>
       (!tenant || total.tenant === tenant) &&

@@ -54,6 +54,26 @@ const sqsLikeAttributes = (attributes: Record<string, string>) =>
   );
 
 /**
+ * An explicit groupId for a cost event on a FIFO topic must be the group the consumer checks
+ * (`fifoGroupId` of its tenant and account); any other would only land in the DLQ as `group-mismatch`.
+ */
+const groupMismatch = (
+  record: Parameters<typeof decodeRecord>[0],
+  groupId: string,
+): string | undefined => {
+  let expected: string;
+  try {
+    expected = fifoPublishIds(parseCostEvent(decodeRecord(record)).event).messageGroupId;
+  } catch {
+    return undefined;
+  }
+  return groupId === expected
+    ? undefined
+    : `groupId ${JSON.stringify(groupId)} is not the message group the consumer requires for this ` +
+        `event (${JSON.stringify(expected)}); leave groupId out to derive it`;
+};
+
+/**
  * Message → PublishBatch entry, or the reason it is rejected client-side.
  * FIFO topic: group and dedup ids are `fifoPublishIds` of the event the consumer will parse (explicit ids of
  * a local-run line win; with both given the message is published unparsed, as the line's author asked).
@@ -81,6 +101,11 @@ export const prepareMessage = (
   } catch (error) {
     return { ok: false, reason: rejectionReason(error) };
   }
+  const mismatch =
+    target.fifo && stream !== 'budget-alerts' && message.groupId
+      ? groupMismatch(record, message.groupId)
+      : undefined;
+  if (mismatch) return { ok: false, reason: mismatch };
   const messageAttributes: Record<string, MessageAttributeValue> = Object.fromEntries(
     Object.entries(attributes).map(([name, value]) => [
       name,

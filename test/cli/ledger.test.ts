@@ -127,6 +127,46 @@ describe('ledger', () => {
     expect(bad.stderr).toBe('billing-dedup: --period must be yyyy-mm (got "2026-13")\n');
   });
 
+  it('--tenant is normalized as the consumer normalizes tenants (trimmed, lower-cased)', async () => {
+    const statement = await cli(
+      [
+        'ledger',
+        '--table',
+        tables.ledgerTable,
+        '--tenant',
+        ' ACME ',
+        '--account',
+        ACCOUNT,
+        '--period',
+        '2026-11',
+      ],
+      deps(),
+    );
+    expect(statement.code).toBe(0);
+    expect(statement.stdout).toContain(`Ledger statement: tenant acme, account ${ACCOUNT}`);
+    expect(statement.stdout).toMatch(/^USD\s+12\.8\s+3$/m);
+    const listing = await cli(
+      ['ledger', '--table', tables.ledgerTable, '--tenant', ' Acme', '--period', '2026-11'],
+      deps(),
+    );
+    expect(listing.code).toBe(0);
+    expect(listing.stdout).toMatch(/acme\s+400000000002\s+2026-11\s+USD\s+99\.99\s+1/);
+  });
+
+  it('a --tenant the consumer could never book is a usage error naming the flag', async () => {
+    for (const tenant of ['ac me', 'acmé', '']) {
+      const result = await cli(
+        ['ledger', '--table', tables.ledgerTable, '--tenant', tenant, '--period', '2026-11'],
+        deps(),
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^billing-dedup: --tenant(: ".*" is not a slug| must not be blank)/,
+      );
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('a total its charges do not explain fails the check (exit 1)', async () => {
     await dynamo.send(
       new PutItemCommand({

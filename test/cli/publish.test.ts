@@ -12,6 +12,7 @@ import { decodeRecord } from '../../lambda/core/envelope';
 import { parseCostEvent } from '../../lambda/core/formats';
 import { fifoPublishIds } from '../../lambda/core/keys';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
+import { prepareMessage } from '../../cli/operations/publish';
 import {
   createLedgerTables,
   localDynamo,
@@ -116,7 +117,7 @@ const jsonlFile = (): string => {
     JSON.stringify({
       topic: 'cost-events',
       message: costEvent({ eventId: 'e-7', amount: '5' }),
-      groupId: 'explicit-group',
+      groupId: 'acme#200000000011',
       deduplicationId: 'explicit-dedup',
     }),
   ); // 7 explicit ids
@@ -155,7 +156,7 @@ describe('publish (SNS mocked: there is no local SNS)', () => {
     ]);
     for (const entry of entries) {
       if (entry.Id === 'line-7') {
-        expect(entry.MessageGroupId).toBe('explicit-group');
+        expect(entry.MessageGroupId).toBe('acme#200000000011');
         expect(entry.MessageDeduplicationId).toBe('explicit-dedup');
         continue;
       }
@@ -271,14 +272,12 @@ describe('publish (SNS mocked: there is no local SNS)', () => {
         return {
           Successful: entries.slice(4).map((e) => ({ Id: e.Id, MessageId: 'm' })),
           Failed: [
-            ...entries
-              .slice(0, 3)
-              .map((e) => ({
-                Id: e.Id,
-                Code: 'Throttled',
-                SenderFault: false,
-                Message: 'slow down',
-              })),
+            ...entries.slice(0, 3).map((e) => ({
+              Id: e.Id,
+              Code: 'Throttled',
+              SenderFault: false,
+              Message: 'slow down',
+            })),
             {
               Id: entries[3].Id,
               Code: 'InvalidParameter',
@@ -310,14 +309,12 @@ describe('publish (SNS mocked: there is no local SNS)', () => {
 
   it('gives up on persistent throttling with one line naming the fix, after a summary', async () => {
     const input = writeTemp('stuck.jsonl', JSON.stringify(costEvent({ amount: '1' })));
-    snsMock
-      .on(PublishBatchCommand)
-      .rejects(
-        Object.assign(new Error('Rate exceeded'), {
-          name: 'Throttling',
-          $metadata: { httpStatusCode: 400 },
-        }),
-      );
+    snsMock.on(PublishBatchCommand).rejects(
+      Object.assign(new Error('Rate exceeded'), {
+        name: 'Throttling',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
     const clock = virtualClock();
     const result = await cli(['publish', '--topic', FIFO_TOPIC, '--input', input], {
       clients: { sns },
@@ -376,6 +373,31 @@ describe('publish (SNS mocked: there is no local SNS)', () => {
   });
 });
 
+describe('publish: explicit FIFO group ids', () => {
+  const target = { topicArn: FIFO_TOPIC, fifo: true, stream: 'cost-events' as const };
+  const message = (groupId?: string) => ({
+    line: 1,
+    body: JSON.stringify(costEvent({ tenant: 'initech', accountId: '42', amount: '1' })),
+    attributes: {},
+    ...(groupId ? { groupId, deduplicationId: 'explicit-dedup' } : {}),
+  });
+
+  it('refuses a cost event in another group than the consumer derives (it would be dead-lettered as group-mismatch)', () => {
+    expect(prepareMessage(message('acme#42'), target)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/groupId "acme#42" is not .*"initech#42".*leave groupId out/),
+    });
+  });
+
+  it('accepts the derived group, explicit or not', () => {
+    expect(prepareMessage(message('initech#42'), target)).toMatchObject({ ok: true });
+    expect(prepareMessage(message(), target)).toMatchObject({
+      ok: true,
+      prepared: { entry: { MessageGroupId: 'initech#42' } },
+    });
+  });
+});
+
 describe('replay: the same file twice changes no ledger total', () => {
   let sqs: LocalSqs;
   let dynamo: DynamoDBClient;
@@ -413,14 +435,12 @@ describe('replay: the same file twice changes no ledger total', () => {
   /** What SNS → SQS (raw delivery) → Lambda would deliver for the captured PublishBatch entries. */
   const deliver = async (entries: PublishBatchRequestEntry[]) => {
     for (let start = 0; start < entries.length; start += 10) {
-      const records = entries
-        .slice(start, start + 10)
-        .map((entry) =>
-          sqsRecord(entry.Message!, {
-            groupId: entry.MessageGroupId,
-            attributes: attributesOf(entry),
-          }),
-        );
+      const records = entries.slice(start, start + 10).map((entry) =>
+        sqsRecord(entry.Message!, {
+          groupId: entry.MessageGroupId,
+          attributes: attributesOf(entry),
+        }),
+      );
       const response = await handler(sqsEvent(records));
       expect(response.batchItemFailures).toEqual([]);
     }

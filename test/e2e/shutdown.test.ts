@@ -1,6 +1,7 @@
 /**
- * No emulator outlives a run: after a normal run, an error and Ctrl-C (SIGINT to `node local/start.js`),
- * the DynamoDB Local JVM the run started is gone and nothing listens on its port any more.
+ * No emulator outlives a run: after a normal run, an error, Ctrl-C (SIGINT to `node local/start.js`) and
+ * a SIGKILL of the run, the DynamoDB Local JVM the run started is gone and nothing listens on its port
+ * any more.
  */
 import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
@@ -104,7 +105,8 @@ it('stops the emulators when the run fails', async () => {
   });
 }, 90_000);
 
-it('stops the emulators on Ctrl-C (SIGINT to node local/start.js --keep-running)', async () => {
+/** `node local/start.js --input … --keep-running`, once it printed its endpoints. */
+const startKeepRunning = async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'billing-dedup-sigint-'));
   const input = path.join(dir, 'input.jsonl');
   writeFileSync(
@@ -121,12 +123,40 @@ it('stops the emulators on Ctrl-C (SIGINT to node local/start.js --keep-running)
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
-  // Wait until the environment is up (it prints the endpoints), then interrupt.
   const deadline = Date.now() + 80_000;
   while (!/local environment running/.test(stderr)) {
     if (Date.now() > deadline) throw new Error(`no ready line: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return { child, exited, stderr };
+};
+
+const waitUntil = async (condition: () => boolean, ms: number): Promise<boolean> => {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
+};
+
+/** Processes whose command line contains every one of the fragments. */
+const processesWith = (...fragments: string[]): number[] =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return fragments.every((fragment) => cmd.includes(fragment));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+
+it('stops the emulators on Ctrl-C (SIGINT to node local/start.js --keep-running)', async () => {
+  const { child, exited, stderr } = await startKeepRunning();
+  // The environment is up (it printed the endpoints): interrupt.
   const dynamoPort = Number(/DynamoDB Local\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)?.[1]);
   const sqsPort = Number(/SQS emulator\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)?.[1]);
   const outputs = JSON.parse(readFileSync(path.join(ROOT, '.local', 'stack-outputs.json'), 'utf8'));
@@ -138,4 +168,23 @@ it('stops the emulators on Ctrl-C (SIGINT to node local/start.js --keep-running)
   // settled in the DLQ with its reason: PASS).
   expect(await exited).toBe(0);
   await expectStopped({ jvmPid, dynamoPort, sqsPort });
+}, 120_000);
+
+it('kills the DynamoDB Local JVM when the run itself is SIGKILLed (no exit hook runs)', async () => {
+  const { child, exited, stderr } = await startKeepRunning();
+  const jvmPid = Number(/jvm pid (\d+)/.exec(stderr)?.[1]);
+  const dynamoPort = Number(/DynamoDB Local\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)?.[1]);
+  expect(alive(jvmPid)).toBe(true);
+  child.kill('SIGKILL');
+  await exited;
+  try {
+    expect(await waitUntil(() => !alive(jvmPid), 15_000)).toBe(true);
+    expect(javaOnPort(dynamoPort)).toBe(false);
+    // The watchdog that killed it is gone too.
+    expect(
+      await waitUntil(() => processesWith('killJvm', String(jvmPid)).length === 0, 5_000),
+    ).toBe(true);
+  } finally {
+    if (alive(jvmPid)) process.kill(jvmPid, 'SIGKILL');
+  }
 }, 120_000);

@@ -32,7 +32,10 @@ it('runs with the configured timeouts and writes the stack outputs with local va
   expect(stateless.CostEventsQueueUrl).toBe(
     `${outputs.endpoints.sqs}/123456789012/billing-dedup-dev-cost-events.fifo`,
   );
-  expect(stateless.BudgetAlertsDlqUrl).toMatch(/billing-dedup-dev-budget-alerts-dlq$/);
+  // DLQ names are generated (stack-logicalId): the DLQs are retained, so they carry no fixed name.
+  expect(stateless.BudgetAlertsDlqUrl).toMatch(
+    /billing-dedup-dev-stateless-BudgetAlertsPipelineDeadLetterQueue[0-9A-F]{8}$/,
+  );
   expect(outputs['billing-dedup-dev-stateful'].LedgerTableName).toBe('billing-dedup-dev-ledger');
   expect(outputs.endpoints.dynamodb).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(result.report.run.streams['cost-events']).toMatchObject({
@@ -84,8 +87,9 @@ it('shows the configured values on the running local queues (GetQueueAttributes)
     MessageRetentionPeriod: String(14 * 86400),
   });
   expect(JSON.parse(seen['billing-dedup-dev-cost-events.fifo'].RedrivePolicy)).toEqual({
-    deadLetterTargetArn:
-      'arn:aws:sqs:us-east-1:123456789012:billing-dedup-dev-cost-events-dlq.fifo',
+    deadLetterTargetArn: expect.stringMatching(
+      /^arn:aws:sqs:us-east-1:123456789012:billing-dedup-dev-stateless-CostEventsPipelineDeadLetterQueue[0-9A-F]{8}\.fifo$/,
+    ),
     maxReceiveCount: 4,
   });
   expect(JSON.parse(seen['billing-dedup-dev-budget-alerts'].RedrivePolicy).maxReceiveCount).toBe(4);
