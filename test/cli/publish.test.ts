@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   PublishBatchCommand,
@@ -26,7 +27,7 @@ import { cli, virtualClock, writeTemp } from './helpers';
 
 const FIFO_TOPIC = 'arn:aws:sns:us-east-1:123456789012:billing-dedup-test-cost-events.fifo';
 const STANDARD_TOPIC = 'arn:aws:sns:us-east-1:123456789012:billing-dedup-test-cost-events';
-const FOCUS_FIXTURE = '/work/shared/fixtures/focus-rows.jsonl';
+const FOCUS_FIXTURE = join(__dirname, '../fixtures/samples/focus-rows.jsonl');
 
 const sns = new SNSClient({
   region: 'us-east-1',

@@ -13,7 +13,7 @@ import {
 } from '../support/aws-local';
 import { lambdaContext, snsEnvelope, sqsEvent, sqsRecord } from '../support/sqs-events';
 
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures');
+const FIXTURES = path.resolve(__dirname, '../fixtures/samples');
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
 
 let sqs: LocalSqs;

@@ -5,7 +5,7 @@ import type { DecodedRecord } from '../../../lambda/core/events';
 import { ValidationError } from '../../../lambda/core/errors';
 
 /** The shared fixtures; the repository is cloned next to `shared/` locally and in CI. */
-export const FIXTURES = path.resolve(__dirname, '../../../../shared/fixtures');
+export const FIXTURES = path.resolve(__dirname, '../../fixtures/samples');
 
 export const fixtureText = (name: string): string =>
   readFileSync(path.join(FIXTURES, name), 'utf8');
