@@ -18,4 +18,20 @@ module.exports = tseslint.config(
       ],
     },
   },
+  {
+    files: ['contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./)',
+              message: 'contract/ is shared by lib/, lambda/ bundles and tools: import only other contract/ modules.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

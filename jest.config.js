@@ -7,7 +7,15 @@
 const shared = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': 'ts-jest' },
+  transform: {
+    '^.+\\.ts$': 'ts-jest',
+    // hyparquet and hyparquet-writer ship only ES modules; jest's CommonJS runtime needs them transformed.
+    '/node_modules/hyparquet[^/]*/.+\\.js$': [
+      'babel-jest',
+      { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!hyparquet)'],
   setupFiles: ['<rootDir>/test/support/quiet-telemetry.ts'],
 };
 

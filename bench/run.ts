@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ENV } from '../contract/environment';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../test/support/dynamodb-local';
 import { measureBundles, ROOT } from './lib/bundle';
 import {
@@ -162,7 +163,7 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
       );
   };
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env[ENV.logLevel] = 'SILENT';
   process.env.AWS_REGION ??= 'us-east-1';
   const eventsPerRepetition = Math.max(1, Math.floor(options.events / options.reps));
   const workloadOf = (events: number, seed: number) =>

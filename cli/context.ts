@@ -4,6 +4,7 @@
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { annotateErrors } from './errors';
@@ -27,6 +28,7 @@ export interface AwsClients {
   sqs: SQSClient;
   dynamo: DynamoDBClient;
   cloudformation: CloudFormationClient;
+  s3: S3Client;
 }
 
 /** Test seams: clients, clock, sleep, poll interval. */
@@ -43,7 +45,13 @@ export interface CliDeps {
 /** Where the clients point. Endpoints come from the local run's outputs file only; AWS users use env. */
 export interface AwsSettings {
   region?: string;
-  endpoints: { sqs?: string; dynamodb?: string; sns?: string; cloudformation?: string };
+  endpoints: {
+    sqs?: string;
+    dynamodb?: string;
+    sns?: string;
+    cloudformation?: string;
+    s3?: string;
+  };
   /** Loopback emulators accept any key: used when the outputs file points at them and no credentials are set. */
   localCredentials: boolean;
 }
@@ -91,6 +99,14 @@ export class ClientPool {
   }
   get dynamo(): DynamoDBClient {
     return this.get('dynamo', () => new DynamoDBClient(this.config('dynamodb')));
+  }
+  /** Path-style against a local endpoint (an IP address has no bucket subdomains). */
+  get s3(): S3Client {
+    return this.get(
+      's3',
+      () =>
+        new S3Client({ ...this.config('s3'), forcePathStyle: Boolean(this.settings.endpoints.s3) }),
+    );
   }
   get cloudformation(): CloudFormationClient {
     return this.get(

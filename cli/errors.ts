@@ -39,6 +39,9 @@ export const IAM_ACTION_OF_COMMAND: Readonly<Record<string, string>> = {
   ListMessageMoveTasksCommand: 'sqs:ListMessageMoveTasks',
   QueryCommand: 'dynamodb:Query',
   ScanCommand: 'dynamodb:Scan',
+  GetItemCommand: 'dynamodb:GetItem',
+  PutObjectCommand: 's3:PutObject',
+  ListObjectsV2Command: 's3:ListBucket',
 };
 
 const ACCESS_DENIED = new Set([

@@ -11,7 +11,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
-import { isStream, type Stream } from './resources';
+import { STREAMS, isStream, type Stream } from './resources';
 import { parseJsonExact, stringifyJsonExact } from '../lambda/core/json';
 
 export type InputFormat = 'jsonl' | 'csv';
@@ -80,7 +80,7 @@ export const parseJsonlLine = (text: string, line: number): InputItem | undefine
     return {
       kind: 'rejected',
       line,
-      reason: `unknown topic ${JSON.stringify(wrapper.topic)} (expected "cost-events" or "budget-alerts")`,
+      reason: `unknown topic ${JSON.stringify(wrapper.topic)} (expected ${STREAMS.map((name) => JSON.stringify(name)).join(' or ')})`,
     };
   }
   const attributes = attributeValues(wrapper.attributes);

@@ -3,9 +3,11 @@
  * `run(argv, io, deps)` is the whole program as a function: tests call it with injected streams/clients.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { COST_STREAM } from '../contract/streams';
 import { publishCommand } from './commands/publish';
 import { peekCommand, redriveCommand } from './commands/dlq';
 import { ledgerCommand } from './commands/ledger';
+import { registerExportCommands } from './commands/export';
 import type { CliDeps, CliIo } from './context';
 import { describeError, EXIT } from './errors';
 import { STREAMS, type Stream } from './resources';
@@ -35,7 +37,7 @@ const nonNegativeInteger = (value: string): number => {
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 const streamOption = () =>
-  new Option('--stream <stream>', 'cost-events or budget-alerts').choices([...STREAMS]);
+  new Option('--stream <stream>', STREAMS.join(' or ')).choices([...STREAMS]);
 
 /** Discovery and region flags every command has. */
 const withCommon = (command: Command): Command =>
@@ -60,6 +62,7 @@ const commonFlags = (options: Record<string, unknown>): CommonFlags => {
     'queueUrl',
     'dlqUrl',
     'table',
+    'bucket',
   ] as const) {
     const value = options[key];
     if (typeof value === 'string' && value !== '') flags[key] = value;
@@ -119,7 +122,7 @@ export const buildProgram = (
         ]),
       )
       .option('--topic <arn>', 'topic ARN for every message (instead of discovery)')
-      .addOption(streamOption().default('cost-events'))
+      .addOption(streamOption().default(COST_STREAM))
       .option('--rate <msgs>', 'at most this many messages per second', positiveNumber)
       .option(
         '--tenant <tenant>',
@@ -254,6 +257,8 @@ export const buildProgram = (
       ),
     ),
   );
+
+  registerExportCommands(program, (command) => withCommon(command), withSession);
 
   return program;
 };

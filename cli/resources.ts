@@ -12,28 +12,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { STACK_OUTPUTS, streamOutputs } from '../contract/outputs';
+import { STREAM_NAMES, type StreamName, isStreamName } from '../contract/streams';
 import { CliError, UsageError } from './errors';
 
-export const STREAMS = ['cost-events', 'budget-alerts'] as const;
-export type Stream = (typeof STREAMS)[number];
-
-export const isStream = (value: unknown): value is Stream =>
-  typeof value === 'string' && (STREAMS as readonly string[]).includes(value);
-
-/** CfnOutput ids of lib/stateless-stack.ts and lib/stateful-stack.ts. */
-export const OUTPUT_KEYS = {
-  'cost-events': {
-    topicArn: 'CostEventsTopicArn',
-    queueUrl: 'CostEventsQueueUrl',
-    dlqUrl: 'CostEventsDlqUrl',
-  },
-  'budget-alerts': {
-    topicArn: 'BudgetAlertsTopicArn',
-    queueUrl: 'BudgetAlertsQueueUrl',
-    dlqUrl: 'BudgetAlertsDlqUrl',
-  },
-  ledgerTable: 'LedgerTableName',
-} as const;
+export const STREAMS = STREAM_NAMES;
+export type Stream = StreamName;
+export const isStream = isStreamName;
 
 export interface ResourceFlags {
   stack?: string;
@@ -42,6 +27,7 @@ export interface ResourceFlags {
   queueUrl?: string;
   dlqUrl?: string;
   table?: string;
+  bucket?: string;
 }
 
 export interface DiscoveredOutputs {
@@ -54,6 +40,7 @@ export interface LocalEndpoints {
   sqs?: string;
   dynamodb?: string;
   sns?: string;
+  s3?: string;
 }
 
 export interface OutputsFile extends DiscoveredOutputs {
@@ -80,7 +67,7 @@ export const readOutputsFile = (path: string, stack?: string): OutputsFile => {
     throw new UsageError(`Outputs file ${path} is not a JSON object of stack outputs`);
   const endpoints: LocalEndpoints = {};
   if (isRecord(parsed.endpoints)) {
-    for (const service of ['sqs', 'dynamodb', 'sns'] as const) {
+    for (const service of ['sqs', 'dynamodb', 'sns', 's3'] as const) {
       const value = parsed.endpoints[service];
       if (typeof value === 'string' && value) endpoints[service] = value;
     }
@@ -194,14 +181,14 @@ export class Resources {
   async topicArn(stream: Stream): Promise<string> {
     return (
       this.flags.topic ??
-      this.lookup(OUTPUT_KEYS[stream].topicArn, '--topic', `${stream} topic ARN`)
+      this.lookup(streamOutputs(stream).topicArn, '--topic', `${stream} topic ARN`)
     );
   }
 
   async queueUrl(stream: Stream): Promise<string> {
     return (
       this.flags.queueUrl ??
-      this.lookup(OUTPUT_KEYS[stream].queueUrl, '--queue-url', `${stream} source queue URL`)
+      this.lookup(streamOutputs(stream).queueUrl, '--queue-url', `${stream} source queue URL`)
     );
   }
 
@@ -209,18 +196,27 @@ export class Resources {
   async optionalQueueUrl(stream: Stream): Promise<string | undefined> {
     if (this.flags.queueUrl) return this.flags.queueUrl;
     if (this.flags.dlqUrl && !this.flags.stack && !this.flags.outputsFile) return undefined;
-    return (await this.outputs())?.outputs[OUTPUT_KEYS[stream].queueUrl];
+    return (await this.outputs())?.outputs[streamOutputs(stream).queueUrl];
   }
 
   async dlqUrl(stream: Stream): Promise<string> {
     return (
       this.flags.dlqUrl ??
-      this.lookup(OUTPUT_KEYS[stream].dlqUrl, '--dlq-url', `${stream} dead-letter queue URL`)
+      this.lookup(streamOutputs(stream).dlqUrl, '--dlq-url', `${stream} dead-letter queue URL`)
+    );
+  }
+
+  async exportBucket(): Promise<string> {
+    return (
+      this.flags.bucket ??
+      this.lookup(STACK_OUTPUTS.exportBucketName, '--bucket', 'billing export bucket name')
     );
   }
 
   async ledgerTable(): Promise<string> {
-    return this.flags.table ?? this.lookup(OUTPUT_KEYS.ledgerTable, '--table', 'ledger table name');
+    return (
+      this.flags.table ?? this.lookup(STACK_OUTPUTS.ledgerTableName, '--table', 'ledger table name')
+    );
   }
 }
 

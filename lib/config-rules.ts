@@ -6,6 +6,14 @@
  * in CROSS_FIELD_RULES.
  */
 import {
+  DEFAULT_DEDUP_TTL_DAYS,
+  DEFAULT_MAX_CONCURRENCY,
+  ENV,
+  QUEUE_KINDS,
+  type QueueKind,
+} from '../contract/environment';
+import { STATELESS_OUTPUTS } from '../contract/outputs';
+import {
   Parser,
   listOf,
   matching,
@@ -15,7 +23,7 @@ import {
   wholeNumberIn,
 } from './config-parsers';
 
-export type StreamKind = 'fifo' | 'standard';
+export type StreamKind = QueueKind;
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 /** CloudWatch Logs accepts only these retention values. */
@@ -94,7 +102,7 @@ export const CONFIG_RULES = {
     doc: 'region of the target environment; unset → environment-agnostic',
   }),
   costStreamKind: rule<StreamKind>({
-    parser: oneOf<StreamKind>(['fifo', 'standard'], (s) => s.toLowerCase()),
+    parser: oneOf<StreamKind>(QUEUE_KINDS, (s) => s.toLowerCase()),
     default: 'fifo',
     doc:
       '`fifo`: FIFO cost-events topic → FIFO queue + FIFO DLQ. `standard`: standard topic/queue/DLQ for very high ' +
@@ -102,8 +110,8 @@ export const CONFIG_RULES = {
   }),
   dedupTtlDays: rule<number>({
     parser: wholeNumber(1, 3650, 'days'),
-    default: 35,
-    doc: 'lifetime of a dedup claim (`DEDUP_TTL_SECONDS`). Must be ≥ `queueRetentionDays` + `dlqRetentionDays` + 1',
+    default: DEFAULT_DEDUP_TTL_DAYS,
+    doc: `lifetime of a dedup claim (\`${ENV.dedupTtlSeconds}\`). Must be ≥ \`queueRetentionDays\` + \`dlqRetentionDays\` + 1`,
   }),
   // SQS accepts retention from 60 s to 14 days; we work in whole days.
   queueRetentionDays: rule<number>({
@@ -158,13 +166,13 @@ export const CONFIG_RULES = {
   }),
   inBatchConcurrency: rule<number>({
     parser: wholeNumber(1, 256, 'records'),
-    default: 8,
-    doc: 'records processed concurrently inside one invocation (`MAX_CONCURRENCY`)',
+    default: DEFAULT_MAX_CONCURRENCY,
+    doc: `records processed concurrently inside one invocation (\`${ENV.maxConcurrency}\`)`,
   }),
   logLevel: rule<LogLevel>({
     parser: oneOf<LogLevel>(['DEBUG', 'INFO', 'WARN', 'ERROR'], (s) => s.toUpperCase()),
     default: 'INFO',
-    doc: '`POWERTOOLS_LOG_LEVEL` (case-insensitive)',
+    doc: `\`${ENV.logLevel}\` (case-insensitive)`,
   }),
   logRetentionDays: rule<number>({
     parser: wholeNumberIn(LOG_RETENTION_DAYS, 'days', 'CloudWatch Logs accepts only'),
@@ -191,7 +199,7 @@ export const CONFIG_RULES = {
     default: [],
     doc:
       'roles allowed to redrive DLQ messages into the source queues, besides the stack’s own DLQ operator role ' +
-      '(output `DlqOperatorRoleArn`); nobody else may send to a queue directly',
+      `(output \`${STATELESS_OUTPUTS.dlqOperatorRoleArn}\`); nobody else may send to a queue directly`,
   }),
   notificationEmails: rule<readonly string[]>({
     parser: listOf('e-mail addresses', checkEmail),

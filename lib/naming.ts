@@ -23,6 +23,3 @@ export function statelessStackName(stage: string): string {
 export function serviceName(stage: string, consumer: string): string {
   return resourceName(stage, consumer);
 }
-
-/** EMF namespace the consumers publish to (POWERTOOLS_METRICS_NAMESPACE). */
-export const METRICS_NAMESPACE = 'BillingDedup';

@@ -3,6 +3,10 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import { STATEFUL_OUTPUTS } from '../contract/outputs';
+import { ALL_SERVICE_PUBLISHERS } from '../contract/publishers';
+import { DEDUP_TABLE, LEDGER_TABLE } from '../contract/tables';
+import { AWS_SCOPE } from './aws-scope';
 import { BillingDedupConfig } from './config';
 import { toPrincipal } from './constructs/secure-topic';
 import { resourceName } from './naming';
@@ -10,12 +14,6 @@ import { resourceName } from './naming';
 export interface StatefulStackProps extends StackProps {
   readonly config: BillingDedupConfig;
 }
-
-/** Attribute names shared with lambda/ (docs/architecture.md#tables-and-items). */
-export const DEDUP_PARTITION_KEY = 'pk';
-export const DEDUP_TTL_ATTRIBUTE = 'expiresAt';
-export const LEDGER_PARTITION_KEY = 'pk';
-export const LEDGER_SORT_KEY = 'sk';
 
 /** KMS actions AWS services need to publish to / deliver into resources encrypted with the messaging key. */
 const SERVICE_KEY_ACTIONS = ['kms:GenerateDataKey*', 'kms:Decrypt'];
@@ -64,30 +62,30 @@ export class StatefulStack extends Stack {
     this.dedupTable = new dynamodb.Table(this, 'DedupTable', {
       ...tableDefaults,
       tableName: resourceName(stage, 'dedup'),
-      partitionKey: { name: DEDUP_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
-      timeToLiveAttribute: DEDUP_TTL_ATTRIBUTE,
+      partitionKey: { name: DEDUP_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: DEDUP_TABLE.expiresAt,
     });
 
     this.ledgerTable = new dynamodb.Table(this, 'LedgerTable', {
       ...tableDefaults,
       tableName: resourceName(stage, 'ledger'),
-      partitionKey: { name: LEDGER_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: LEDGER_SORT_KEY, type: dynamodb.AttributeType.STRING },
+      partitionKey: { name: LEDGER_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: LEDGER_TABLE.sortKey, type: dynamodb.AttributeType.STRING },
     });
 
-    new CfnOutput(this, 'DedupTableName', {
+    new CfnOutput(this, STATEFUL_OUTPUTS.dedupTableName, {
       value: this.dedupTable.tableName,
       description: 'Dedup claims table',
     });
-    new CfnOutput(this, 'LedgerTableName', {
+    new CfnOutput(this, STATEFUL_OUTPUTS.ledgerTableName, {
       value: this.ledgerTable.tableName,
       description: 'Cost ledger table',
     });
-    new CfnOutput(this, 'DataKeyArn', {
+    new CfnOutput(this, STATEFUL_OUTPUTS.dataKeyArn, {
       value: this.dataKey.keyArn,
       description: 'KMS key of the tables',
     });
-    new CfnOutput(this, 'MessagingKeyArn', {
+    new CfnOutput(this, STATEFUL_OUTPUTS.messagingKeyArn, {
       value: this.messagingKey.keyArn,
       description:
         'KMS key of the topics and queues (cross-account publishers need kms:GenerateDataKey/Decrypt on it)',
@@ -120,25 +118,16 @@ export class StatefulStack extends Stack {
     key.addToResourcePolicy(
       serviceStatement('AllowSnsDeliveryToEncryptedQueues', 'sns.amazonaws.com', stageTopicArns),
     );
-    // https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-sns-policy.html
-    key.addToResourcePolicy(
-      serviceStatement(
-        'AllowBudgetsToPublish',
-        'budgets.amazonaws.com',
-        `arn:${Aws.PARTITION}:budgets::${Aws.ACCOUNT_ID}:*`,
-      ),
-    );
-    // Cost Anomaly Detection documents only aws:SourceAccount for its publisher.
-    key.addToResourcePolicy(
-      serviceStatement('AllowCostAnomalyDetectionToPublish', 'costalerts.amazonaws.com'),
-    );
-    key.addToResourcePolicy(
-      serviceStatement(
-        'AllowCloudWatchAlarmsToPublish',
-        'cloudwatch.amazonaws.com',
-        `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:${resourceName(config.stage, '*')}`,
-      ),
-    );
+    // Every service publisher of every topic (their publishing resources are named after the stage).
+    for (const publisher of ALL_SERVICE_PUBLISHERS) {
+      key.addToResourcePolicy(
+        serviceStatement(
+          `Allow${publisher.name}ToPublish`,
+          publisher.principal,
+          publisher.sourceArnLike?.(AWS_SCOPE, resourceName(config.stage, '*')),
+        ),
+      );
+    }
 
     const producers = [
       ...new Set([...config.costEventsPublishers, ...config.budgetAlertsPublishers]),

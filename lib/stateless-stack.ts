@@ -7,6 +7,16 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import type { ConsumerEnvironment } from '../contract/environment';
+import { STATELESS_OUTPUTS, streamOutputs } from '../contract/outputs';
+import { SERVICE_PUBLISHERS, servicePublisher } from '../contract/publishers';
+import {
+  ALERT_STREAM,
+  COST_STREAM,
+  STREAM_DEFINITIONS,
+  type StreamName,
+} from '../contract/streams';
+import { AWS_SCOPE } from './aws-scope';
 import { BillingDedupConfig } from './config';
 import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { OpsDashboard } from './constructs/ops-dashboard';
@@ -24,11 +34,40 @@ export interface StatelessStackProps extends StackProps {
   readonly statefulStackId: string;
 }
 
-/** Stream names (STREAM_NAME) and consumer ids, shared with lambda/. */
-export const COST_STREAM = 'cost-events';
-export const ALERT_STREAM = 'budget-alerts';
-export const COST_CONSUMER = 'cost-ledger';
-export const ALERT_CONSUMER = 'budget-alerts';
+/** What a stream's topic and queues need besides the stream's contract definition (contract/streams.ts). */
+interface TopicWiring {
+  readonly fifo: boolean;
+  /** Configured principals allowed to publish to the stream's topic. */
+  readonly publishers: readonly string[];
+  readonly outputDescription: string;
+}
+
+const topicWiringOf = (stream: StreamName, config: BillingDedupConfig): TopicWiring => {
+  switch (stream) {
+    case COST_STREAM:
+      return {
+        fifo: config.costStreamKind === 'fifo',
+        publishers: config.costEventsPublishers,
+        outputDescription: 'Publish cost events here',
+      };
+    case ALERT_STREAM:
+      return {
+        fifo: false,
+        publishers: config.budgetAlertsPublishers,
+        outputDescription:
+          'Publish budget/anomaly alerts here (AWS Budgets, Cost Anomaly Detection)',
+      };
+  }
+};
+
+/** What a stream's consumer needs besides the settings every consumer gets from QueueConsumer. */
+interface ConsumerWiring {
+  readonly description: string;
+  /** Stream-specific settings (besides the dedup table every consumer uses). */
+  readonly environment: ConsumerEnvironment;
+  /** Permissions beyond those QueueConsumer grants (tables, their key, topics). */
+  readonly grant: (role: iam.IRole, stream: StreamName) => void;
+}
 
 /**
  * Topics, queues, consumers, alarms, dashboard and outputs. Holds no state of its own
@@ -36,12 +75,12 @@ export const ALERT_CONSUMER = 'budget-alerts';
  * destroyed and re-created freely.
  */
 export class StatelessStack extends Stack {
-  readonly costEventsTopic: sns.Topic;
-  readonly budgetAlertsTopic: sns.Topic;
+  /** Each stream's topic, by stream name. */
+  readonly streamTopics: Readonly<Record<StreamName, sns.Topic>>;
   readonly notificationsTopic: sns.Topic;
   readonly opsTopic: sns.Topic;
-  readonly costEvents: QueueConsumer;
-  readonly budgetAlerts: QueueConsumer;
+  /** Each stream's queue + DLQ + consumer, in STREAM_DEFINITIONS order. */
+  readonly pipelines: readonly QueueConsumer[];
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dlqOperatorRole: iam.Role;
 
@@ -49,39 +88,32 @@ export class StatelessStack extends Stack {
     super(scope, id, props);
     const { config } = props;
     const stage = config.stage;
-    const costFifo = config.costStreamKind === 'fifo';
 
     // Imported by ARN on purpose: the key policy is owned by the stateful stack (it already lets
     // SNS, Budgets, Cost Anomaly Detection and CloudWatch use the key), so nothing here may try to
     // edit it — that would make the stateful stack depend on this one.
     const messagingKey = kms.Key.fromKeyArn(this, 'MessagingKey', props.messagingKey.keyArn);
-    const dataKeyArn = props.dataKey.keyArn;
 
     // ---------------- topics ----------------
-    this.costEventsTopic = new SecureTopic(this, 'CostEvents', {
-      topicName: messagingName(stage, COST_STREAM, costFifo),
-      displayName: `billing-dedup ${stage} cost events`,
-      fifo: costFifo,
-      masterKey: messagingKey,
-      principals: config.costEventsPublishers,
-    }).topic;
-
-    this.budgetAlertsTopic = new SecureTopic(this, 'BudgetAlerts', {
-      topicName: messagingName(stage, ALERT_STREAM, false),
-      displayName: `billing-dedup ${stage} budget alerts`,
-      fifo: false,
-      masterKey: messagingKey,
-      servicePublishers: [
-        // https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-sns-policy.html
-        {
-          service: 'budgets.amazonaws.com',
-          sourceArnLike: `arn:${Aws.PARTITION}:budgets::${Aws.ACCOUNT_ID}:*`,
-        },
-        // Cost Anomaly Detection: AWS documents the aws:SourceAccount condition.
-        { service: 'costalerts.amazonaws.com' },
-      ],
-      principals: config.budgetAlertsPublishers,
-    }).topic;
+    const streamTopics = {} as Record<StreamName, sns.Topic>;
+    for (const stream of STREAM_DEFINITIONS) {
+      const { fifo, publishers } = topicWiringOf(stream.name, config);
+      streamTopics[stream.name] = new SecureTopic(this, stream.outputPrefix, {
+        topicName: messagingName(stage, stream.name, fifo),
+        displayName: `billing-dedup ${stage} ${stream.label.toLowerCase()}`,
+        fifo,
+        masterKey: messagingKey,
+        servicePublishers: stream.servicePublishers.map((publisherId) => {
+          const publisher = servicePublisher(publisherId);
+          return {
+            service: publisher.principal,
+            sourceArnLike: publisher.sourceArnLike?.(AWS_SCOPE, resourceName(stage, '*')),
+          };
+        }),
+        principals: publishers,
+      }).topic;
+    }
+    this.streamTopics = streamTopics;
 
     this.notificationsTopic = new SecureTopic(this, 'Notifications', {
       topicName: messagingName(stage, 'notifications', false),
@@ -133,80 +165,30 @@ export class StatelessStack extends Stack {
       logLevel: config.logLevel,
     };
 
-    this.costEvents = new QueueConsumer(this, 'CostEventsPipeline', {
-      ...common,
-      streamName: COST_STREAM,
-      topic: this.costEventsTopic,
-      fifo: costFifo,
-      queueName: messagingName(stage, COST_STREAM, costFifo),
-      consumer: {
-        ...consumerCommon,
-        functionName: resourceName(stage, COST_CONSUMER),
-        description: `billing-dedup ${stage}: cost events → ledger, exactly once`,
-        entry: 'lambda/handlers/cost-ledger.ts',
-        serviceName: serviceName(stage, COST_CONSUMER),
-        environment: {
-          DEDUP_TABLE_NAME: props.dedupTable.tableName,
-          LEDGER_TABLE_NAME: props.ledgerTable.tableName,
+    this.pipelines = STREAM_DEFINITIONS.map((stream) => {
+      const { fifo } = topicWiringOf(stream.name, config);
+      const { description, environment, grant } = this.consumerWiringOf(stream.name, props);
+      const pipeline = new QueueConsumer(this, `${stream.outputPrefix}Pipeline`, {
+        ...common,
+        streamName: stream.name,
+        topic: streamTopics[stream.name],
+        fifo,
+        queueName: messagingName(stage, stream.name, fifo),
+        consumer: {
+          ...consumerCommon,
+          functionName: resourceName(stage, stream.consumer),
+          description: `billing-dedup ${stage}: ${description}`,
+          entry: stream.handlerEntry,
+          serviceName: serviceName(stage, stream.consumer),
+          environment: { dedupTableName: props.dedupTable.tableName, ...environment },
         },
-      },
+      });
+      grant(pipeline.consumer.role, stream.name);
+      return pipeline;
     });
-    const costRole = this.costEvents.consumer.role;
-    allowTable(costRole, 'LedgerTableAccess', props.ledgerTable, [
-      'dynamodb:BatchGetItem',
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-    ]);
-    // Claims are written inside TransactWriteItems, which IAM authorizes per item action.
-    allowTable(costRole, 'DedupTableAccess', props.dedupTable, [
-      'dynamodb:PutItem',
-      'dynamodb:GetItem',
-    ]);
-    allowTableKey(costRole, dataKeyArn);
-
-    this.budgetAlerts = new QueueConsumer(this, 'BudgetAlertsPipeline', {
-      ...common,
-      streamName: ALERT_STREAM,
-      topic: this.budgetAlertsTopic,
-      fifo: false,
-      queueName: messagingName(stage, ALERT_STREAM, false),
-      consumer: {
-        ...consumerCommon,
-        functionName: resourceName(stage, ALERT_CONSUMER),
-        description: `billing-dedup ${stage}: budget/anomaly alerts → one notification each`,
-        entry: 'lambda/handlers/budget-alerts.ts',
-        serviceName: serviceName(stage, ALERT_CONSUMER),
-        environment: {
-          DEDUP_TABLE_NAME: props.dedupTable.tableName,
-          NOTIFICATIONS_TOPIC_ARN: this.notificationsTopic.topicArn,
-        },
-      },
-    });
-    const alertRole = this.budgetAlerts.consumer.role;
-    // Powertools Idempotency persistence layer: its records are `<keyPrefix>#<hash>` with the
-    // stream name as keyPrefix (lambda/adapters/sns-notifier.ts), so the role reaches no other item
-    // of the shared dedup table (cost claims are `cost-events#…`).
-    allowTable(
-      alertRole,
-      'DedupTableAccess',
-      props.dedupTable,
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-      { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ALERT_STREAM}#*`] } },
-    );
-    allowTableKey(alertRole, dataKeyArn);
-    alertRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'PublishNotifications',
-        actions: ['sns:Publish'],
-        resources: [this.notificationsTopic.topicArn],
-      }),
-    );
-    // kms:GenerateDataKey/Decrypt on the messaging key (needed to publish to the encrypted topic)
-    // is already granted by QueueConsumer for forwarding poison messages to the DLQ.
 
     // ---------------- alarms, dashboard ----------------
-    for (const pipeline of [this.costEvents, this.budgetAlerts]) {
+    for (const pipeline of this.pipelines) {
       const alarms = new ConsumerAlarms(this, `${pipeline.node.id}Alarms`, {
         pipeline,
         namePrefix: resourceName(stage, pipeline.streamName),
@@ -216,55 +198,113 @@ export class StatelessStack extends Stack {
       this.alarms.push(...alarms.alarms);
     }
     opsTopic.allowServicePublisher({
-      service: 'cloudwatch.amazonaws.com',
+      service: SERVICE_PUBLISHERS.cloudWatchAlarms.principal,
       sourceArns: this.alarms.map((alarm) => alarm.alarmArn),
     });
-    allowDlqOperations(this.dlqOperatorRole, [this.costEvents, this.budgetAlerts], messagingKey, [
+    allowDlqOperations(this.dlqOperatorRole, this.pipelines, messagingKey, [
       this.stackId,
       props.statefulStackId,
     ]);
     const dashboard = new OpsDashboard(this, 'Dashboard', {
       dashboardName: resourceName(stage, 'operations'),
-      pipelines: [this.costEvents, this.budgetAlerts],
+      pipelines: [...this.pipelines],
       alarms: this.alarms,
     });
 
     // ---------------- outputs (stable ids, no exports: tools read them by stack name) ----------------
     const out = (id: string, value: string, description: string) =>
       new CfnOutput(this, id, { value, description });
-    out('Stage', stage, 'Deployment stage');
-    out('CostEventsTopicArn', this.costEventsTopic.topicArn, 'Publish cost events here');
-    out('CostEventsStreamKind', config.costStreamKind, 'fifo or standard');
-    const streamOutputs = (prefix: string, label: string, pipeline: QueueConsumer) => {
-      out(`${prefix}QueueUrl`, pipeline.queue.queueUrl, `${label} source queue`);
-      out(`${prefix}QueueArn`, pipeline.queue.queueArn, `${label} source queue ARN`);
-      out(`${prefix}DlqUrl`, pipeline.deadLetterQueue.queueUrl, `${label} dead-letter queue`);
-      out(`${prefix}DlqArn`, pipeline.deadLetterQueue.queueArn, `${label} dead-letter queue ARN`);
+    out(STATELESS_OUTPUTS.stage, stage, 'Deployment stage');
+    for (const [index, stream] of STREAM_DEFINITIONS.entries()) {
+      const ids = streamOutputs(stream.name);
+      const pipeline = this.pipelines[index];
+      const label = stream.label;
+      const topicArn = streamTopics[stream.name].topicArn;
+      out(ids.topicArn, topicArn, topicWiringOf(stream.name, config).outputDescription);
+      if (stream.name === COST_STREAM)
+        out(STATELESS_OUTPUTS.costEventsStreamKind, config.costStreamKind, 'fifo or standard');
+      out(ids.queueUrl, pipeline.queue.queueUrl, `${label} source queue`);
+      out(ids.queueArn, pipeline.queue.queueArn, `${label} source queue ARN`);
+      out(ids.dlqUrl, pipeline.deadLetterQueue.queueUrl, `${label} dead-letter queue`);
+      out(ids.dlqArn, pipeline.deadLetterQueue.queueArn, `${label} dead-letter queue ARN`);
       out(
-        `${prefix}ConsumerFunctionName`,
+        ids.consumerFunctionName,
         pipeline.consumer.fn.functionName,
         `Consumer of the ${label.toLowerCase()} queue`,
       );
-    };
-    streamOutputs('CostEvents', 'Cost events', this.costEvents);
+    }
     out(
-      'BudgetAlertsTopicArn',
-      this.budgetAlertsTopic.topicArn,
-      'Publish budget/anomaly alerts here (AWS Budgets, Cost Anomaly Detection)',
-    );
-    streamOutputs('BudgetAlerts', 'Budget alerts', this.budgetAlerts);
-    out(
-      'NotificationsTopicArn',
+      STATELESS_OUTPUTS.notificationsTopicArn,
       this.notificationsTopic.topicArn,
       'Subscribe here to receive one notification per alert',
     );
-    out('OpsTopicArn', this.opsTopic.topicArn, 'Alarm notifications');
+    out(STATELESS_OUTPUTS.opsTopicArn, this.opsTopic.topicArn, 'Alarm notifications');
     out(
-      'DlqOperatorRoleArn',
+      STATELESS_OUTPUTS.dlqOperatorRoleArn,
       this.dlqOperatorRole.roleArn,
       'Assume this role to peek and redrive the DLQs (billing-dedup dlq …)',
     );
-    out('DashboardName', dashboard.dashboard.dashboardName, 'CloudWatch dashboard of this stage');
+    out(
+      STATELESS_OUTPUTS.dashboardName,
+      dashboard.dashboard.dashboardName,
+      'CloudWatch dashboard of this stage',
+    );
+  }
+
+  private consumerWiringOf(stream: StreamName, props: StatelessStackProps): ConsumerWiring {
+    switch (stream) {
+      case COST_STREAM:
+        return {
+          description: 'cost events → ledger, exactly once',
+          environment: { ledgerTableName: props.ledgerTable.tableName },
+          grant: (role) => {
+            allowTable(role, 'LedgerTableAccess', props.ledgerTable, [
+              'dynamodb:BatchGetItem',
+              'dynamodb:GetItem',
+              'dynamodb:PutItem',
+              'dynamodb:UpdateItem',
+            ]);
+            // Claims are written inside TransactWriteItems, which IAM authorizes per item action.
+            allowTable(role, 'DedupTableAccess', props.dedupTable, [
+              'dynamodb:PutItem',
+              'dynamodb:GetItem',
+            ]);
+            allowTableKey(role, props.dataKey.keyArn);
+          },
+        };
+      case ALERT_STREAM:
+        return {
+          description: 'budget/anomaly alerts → one notification each',
+          environment: { notificationsTopicArn: this.notificationsTopic.topicArn },
+          grant: (role, name) => {
+            // Powertools Idempotency persistence layer: its records are `<keyPrefix>#<hash>` with
+            // the stream name as keyPrefix (lambda/adapters/sns-notifier.ts), so the role reaches
+            // no other item of the shared dedup table (cost claims start with the cost stream's name).
+            allowTable(
+              role,
+              'DedupTableAccess',
+              props.dedupTable,
+              [
+                'dynamodb:GetItem',
+                'dynamodb:PutItem',
+                'dynamodb:UpdateItem',
+                'dynamodb:DeleteItem',
+              ],
+              { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${name}#*`] } },
+            );
+            allowTableKey(role, props.dataKey.keyArn);
+            // kms:GenerateDataKey/Decrypt on the messaging key (needed to publish to the encrypted
+            // topic) is already granted by QueueConsumer for forwarding poison messages to the DLQ.
+            role.addToPrincipalPolicy(
+              new iam.PolicyStatement({
+                sid: 'PublishNotifications',
+                actions: ['sns:Publish'],
+                resources: [this.notificationsTopic.topicArn],
+              }),
+            );
+          },
+        };
+    }
   }
 }
 
@@ -288,7 +328,7 @@ function allowTable(
  */
 function allowDlqOperations(
   role: iam.IRole,
-  pipelines: QueueConsumer[],
+  pipelines: readonly QueueConsumer[],
   messagingKey: kms.IKey,
   stackIds: string[],
 ): void {

@@ -8,6 +8,14 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createBudgetAlertsHandler } from '../lambda/handlers/budget-alerts';
 import { createCostLedgerHandler } from '../lambda/handlers/cost-ledger';
+import { ENV } from '../contract/environment';
+import {
+  ALERT_STREAM,
+  COST_STREAM,
+  STREAMS,
+  isStreamName,
+  type StreamName,
+} from '../contract/streams';
 import type { BatchObserver } from '../lambda/core/batch';
 import { invocationScope } from './outcomes';
 
@@ -32,16 +40,16 @@ const recordOutcomes: BatchObserver = (outcome) => {
   );
 };
 
-export const HANDLER_FACTORIES: Record<string, { entry: string; create: HandlerFactory }> = {
-  'cost-events': {
-    entry: 'lambda/handlers/cost-ledger.ts#createCostLedgerHandler',
+export const HANDLER_FACTORIES: Record<StreamName, { entry: string; create: HandlerFactory }> = {
+  [COST_STREAM]: {
+    entry: `${STREAMS.costEvents.handlerEntry}#createCostLedgerHandler`,
     create: (env, { dynamo, sqs }) => {
       const handler = createCostLedgerHandler(env, { dynamo, sqs }, recordOutcomes);
       return (event) => handler(event);
     },
   },
-  'budget-alerts': {
-    entry: 'lambda/handlers/budget-alerts.ts#createBudgetAlertsHandler',
+  [ALERT_STREAM]: {
+    entry: `${STREAMS.budgetAlerts.handlerEntry}#createBudgetAlertsHandler`,
     create: (env, clients) => createBudgetAlertsHandler(env, clients, recordOutcomes),
   },
 };
@@ -50,11 +58,10 @@ export const handlerFactoryFor = (
   functionName: string,
   env: Record<string, string>,
 ): { stream: string; entry: string; create: HandlerFactory } => {
-  const stream = env.STREAM_NAME;
-  const known = stream === undefined ? undefined : HANDLER_FACTORIES[stream];
-  if (!known)
+  const stream = env[ENV.streamName];
+  if (!isStreamName(stream))
     throw new Error(
-      `function ${functionName}: no local handler for STREAM_NAME=${String(stream)} (known: ${Object.keys(HANDLER_FACTORIES).join(', ')}); add it to local/functions.ts`,
+      `function ${functionName}: no local handler for ${ENV.streamName}=${String(stream)} (known: ${Object.keys(HANDLER_FACTORIES).join(', ')}); add it to local/functions.ts`,
     );
-  return { stream: stream as string, ...known };
+  return { stream, ...HANDLER_FACTORIES[stream] };
 };

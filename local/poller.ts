@@ -17,7 +17,6 @@
  *   handed over in order once the group is free. A group whose records were released waits until those
  *   records are received again, so the group's order survives lost acks, failures and timeouts.
  */
-import { randomUUID } from 'node:crypto';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
@@ -25,11 +24,10 @@ import {
   type Message,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { OUTCOMES, type Outcome } from '../lambda/core/outcomes';
-import { LOCAL_REGION } from './emulators';
 import type { FaultPlan } from './faults';
 import type { LocalHandler } from './functions';
+import { lambdaContext, sqsEvent, sqsRecordFromMessage } from './lambda-sim';
 import { invocationScope, type InvocationScope } from './outcomes';
 import type { FunctionPlan, MappingPlan, QueuePlan } from './template';
 
@@ -370,69 +368,9 @@ export class QueuePoller {
 
   // ------------------------------------------------------------ invoking
 
-  private record(held: Held): SQSRecord {
-    const { message } = held;
-    const attributes = message.Attributes ?? {};
-    return {
-      messageId: message.MessageId as string,
-      receiptHandle: message.ReceiptHandle as string,
-      body: message.Body ?? '',
-      attributes: {
-        ApproximateReceiveCount: String(held.receiveCount),
-        SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
-        SenderId: attributes.SenderId ?? 'LOCAL',
-        ApproximateFirstReceiveTimestamp:
-          attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-        ...(attributes.SequenceNumber ? { SequenceNumber: attributes.SequenceNumber } : {}),
-        ...(attributes.MessageGroupId ? { MessageGroupId: attributes.MessageGroupId } : {}),
-        ...(attributes.MessageDeduplicationId
-          ? { MessageDeduplicationId: attributes.MessageDeduplicationId }
-          : {}),
-        ...(attributes.DeadLetterQueueSourceArn
-          ? { DeadLetterQueueSourceArn: attributes.DeadLetterQueueSourceArn }
-          : {}),
-      } as SQSRecord['attributes'],
-      messageAttributes: Object.fromEntries(
-        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
-          name,
-          {
-            stringValue: value.StringValue,
-            binaryValue: value.BinaryValue
-              ? Buffer.from(value.BinaryValue).toString('base64')
-              : undefined,
-            stringListValues: [],
-            binaryListValues: [],
-            dataType: value.DataType ?? 'String',
-          },
-        ]),
-      ),
-      md5OfBody: message.MD5OfBody ?? '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.options.queue.arn,
-      awsRegion: LOCAL_REGION,
-    };
-  }
-
-  private context(deadline: number): Context {
-    const { fn } = this.options;
-    return {
-      callbackWaitsForEmptyEventLoop: true,
-      functionName: fn.functionName,
-      functionVersion: '$LATEST',
-      invokedFunctionArn: fn.arn,
-      memoryLimitInMB: String(fn.memoryMb),
-      awsRequestId: randomUUID(),
-      logGroupName: `/aws/lambda/${fn.functionName}`,
-      logStreamName: 'local',
-      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-      done: () => undefined,
-      fail: () => undefined,
-      succeed: () => undefined,
-    };
-  }
-
   private async invoke(batch: Held[]): Promise<void> {
     const { stats } = this;
+    const { fn } = this.options;
     stats.invocations++;
     for (const held of batch) {
       stats.deliveries++;
@@ -445,7 +383,14 @@ export class QueuePoller {
       abandoned: false,
       results: [],
     };
-    const event: SQSEvent = { Records: batch.map((held) => this.record(held)) };
+    const event = sqsEvent(
+      batch.map((held) =>
+        sqsRecordFromMessage(held.message, {
+          queueArn: this.options.queue.arn,
+          receiveCount: held.receiveCount,
+        }),
+      ),
+    );
     type Ending =
       { kind: 'done'; response: unknown } | { kind: 'error'; error: unknown } | { kind: 'timeout' };
     // The timers are armed before the handler runs: its synchronous part (a slow parser, a busy loop)
@@ -461,7 +406,20 @@ export class QueuePoller {
       );
     const timedOut = timeout(limitMs);
     const run: Promise<Ending> = new Promise((resolve) =>
-      resolve(invocationScope.run(scope, () => handler(event, this.context(deadline)))),
+      resolve(
+        invocationScope.run(scope, () =>
+          handler(
+            event,
+            lambdaContext({
+              functionName: fn.functionName,
+              functionArn: fn.arn,
+              memoryMb: fn.memoryMb,
+              deadline,
+              logStreamName: 'local',
+            }),
+          ),
+        ),
+      ),
     ).then(
       (response): Ending => ({ kind: 'done', response }),
       (error: unknown): Ending => ({ kind: 'error', error }),

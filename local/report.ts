@@ -3,6 +3,7 @@
  * verdict against the generator's ground truth, and the human-readable summary.
  */
 import Big from 'big.js';
+import { COST_STREAM } from '../contract/streams';
 import { formatDecimal } from '../lambda/core/decimal';
 import type { LedgerTotal } from '../lambda/adapters/ledger-reader';
 import { REJECTION_ATTRIBUTES } from '../lambda/adapters/sqs-dead-letters';
@@ -111,8 +112,6 @@ export interface LocalReport {
   verdict: Verdict;
   run: RunInfo;
 }
-
-export const COST_STREAM = 'cost-events';
 
 export const streamReport = (
   stream: string,

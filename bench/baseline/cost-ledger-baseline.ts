@@ -36,20 +36,23 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { DEDUP_TABLE } from '../../contract/tables';
 import { chargeItem, decimalOf } from '../../lambda/adapters/dynamo-ledger';
-import { consumerSettings, requiredSetting } from '../../lambda/adapters/settings';
+import { consumerSettings, ledgerTableName } from '../../lambda/adapters/settings';
 import { SqsDeadLetters } from '../../lambda/adapters/sqs-dead-letters';
 import { createTelemetry } from '../../lambda/adapters/telemetry';
 import { decodeRecord } from '../../lambda/core/envelope';
 import type { CostEvent } from '../../lambda/core/events';
 import { parseCostEvent } from '../../lambda/core/formats';
 import {
-  billingPeriodOf,
   chargeSortKey,
-  costContentHash,
-  costIdentity,
   ledgerPartitionKey,
   totalSortKey,
+} from '../../lambda/adapters/table-layout';
+import {
+  billingPeriodOf,
+  costContentHash,
+  costIdentity,
   type CostIdentity,
 } from '../../lambda/core/keys';
 import {
@@ -83,7 +86,7 @@ export const createBaselineHandler = (
   clients: BaselineClients = { dynamo: new DynamoDBClient({}), sqs: new SQSClient({}) },
 ) => {
   const settings = consumerSettings(env);
-  const ledgerTable = requiredSetting(env, 'LEDGER_TABLE_NAME');
+  const ledgerTable = ledgerTableName(env);
   const { dynamo } = clients;
   const telemetry = createTelemetry(env);
   const deadLetters = new SqsDeadLetters({
@@ -95,8 +98,8 @@ export const createBaselineHandler = (
 
   const persistenceStore = new DynamoDBPersistenceLayer({
     tableName: settings.dedupTable,
-    keyAttr: 'pk',
-    expiryAttr: 'expiresAt',
+    keyAttr: DEDUP_TABLE.partitionKey,
+    expiryAttr: DEDUP_TABLE.expiresAt,
     awsSdkV3Client: dynamo,
   });
   const idempotencyConfig = new IdempotencyConfig({

@@ -9,11 +9,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { STREAMS } from '../../contract/streams';
 import { median } from './keypath';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const HANDLERS = {
-  ours: 'lambda/handlers/cost-ledger.ts',
+  ours: STREAMS.costEvents.handlerEntry,
   baseline: 'bench/baseline/cost-ledger-baseline.ts',
 } as const;
 

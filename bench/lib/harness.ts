@@ -7,9 +7,16 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import {
+  DEFAULT_DEDUP_TTL_SECONDS,
+  DEFAULT_MAX_CONCURRENCY,
+  consumerEnvironment,
+} from '../../contract/environment';
+import { COST_STREAM } from '../../contract/streams';
 import { readAllTotals } from '../../lambda/adapters/ledger-reader';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { createLedgerTables } from '../../test/support/aws-local';
+import { lambdaContext } from '../../local/lambda-sim';
 import { createBaselineHandler } from '../baseline/cost-ledger-baseline';
 import {
   InjectedCrash,
@@ -99,23 +106,14 @@ export interface RunResult {
   correctness: Correctness;
 }
 
-const contextFor = (leaseMs: number, requestId: string): Context => {
-  const deadline = Date.now() + leaseMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
+const contextFor = (leaseMs: number, requestId: string): Context =>
+  lambdaContext({
     functionName: 'cost-ledger-bench',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:cost-ledger-bench',
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: '/aws/lambda/cost-ledger-bench',
+    memoryMb: 1024,
+    deadline: Date.now() + leaseMs,
+    requestId,
     logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-};
+  });
 
 /** An SQS client whose SendMessage never leaves the process: the DLQ is a counting stub. */
 const dlqStub = (counter: { sends: number }, fault: FaultState): SQSClient => {
@@ -142,16 +140,18 @@ export const runImplementation = async (options: RunOptions): Promise<RunResult>
   const admin = meteredDynamo(options.endpoint, new Meter(), () => '');
   const tables = await createLedgerTables(admin);
   const env: NodeJS.ProcessEnv = {
-    STREAM_NAME: 'cost-events',
-    QUEUE_KIND: options.queue,
-    DLQ_URL: `https://sqs.us-east-1.amazonaws.com/123456789012/cost-events-dlq${options.queue === 'fifo' ? '.fifo' : ''}`,
-    DEDUP_TABLE_NAME: tables.dedupTable,
-    LEDGER_TABLE_NAME: tables.ledgerTable,
-    DEDUP_TTL_SECONDS: String(35 * 86400),
-    MAX_CONCURRENCY: '8',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    ...consumerEnvironment({
+      streamName: COST_STREAM,
+      queueKind: options.queue,
+      dlqUrl: `https://sqs.us-east-1.amazonaws.com/123456789012/${COST_STREAM}-dlq${options.queue === 'fifo' ? '.fifo' : ''}`,
+      dedupTableName: tables.dedupTable,
+      ledgerTableName: tables.ledgerTable,
+      dedupTtlSeconds: DEFAULT_DEDUP_TTL_SECONDS,
+      maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+      logLevel: 'SILENT',
+      serviceName: 'cost-ledger-bench',
+    }),
     POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_SERVICE_NAME: 'cost-ledger-bench',
   };
   const queue = new SimulatedQueue(options.workload.deliveries, options.queue === 'fifo');
   const dlq = { sends: 0 };

@@ -6,6 +6,8 @@
  * in flight or waiting to become visible again.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { COST_STREAM } from '../../contract/streams';
+import { sqsRecord } from '../../local/lambda-sim';
 import type { Delivery } from './workload';
 
 export interface QueueEntry {
@@ -16,29 +18,22 @@ export interface QueueEntry {
   receives: number;
 }
 
-export const sqsRecordOf = (delivery: Delivery, fifo: boolean): SQSRecord => ({
-  messageId: delivery.messageId,
-  receiptHandle: `rh-${delivery.messageId}`,
-  body: delivery.body,
-  attributes: {
-    ApproximateReceiveCount: '1',
-    SentTimestamp: '1796300000000',
-    SenderId: 'AIDABENCH',
-    ApproximateFirstReceiveTimestamp: '1796300000050',
+export const sqsRecordOf = (delivery: Delivery, fifo: boolean): SQSRecord =>
+  sqsRecord({
+    messageId: delivery.messageId,
+    body: delivery.body,
+    queueArn: `arn:aws:sqs:us-east-1:123456789012:${COST_STREAM}${fifo ? '.fifo' : ''}`,
+    senderId: 'AIDABENCH',
     ...(fifo
       ? {
-          MessageGroupId: delivery.groupId,
-          MessageDeduplicationId: delivery.messageId,
-          SequenceNumber: String(18000000000000000000 + delivery.seq),
+          fifo: {
+            groupId: delivery.groupId,
+            deduplicationId: delivery.messageId,
+            sequenceNumber: String(18000000000000000000 + delivery.seq),
+          },
         }
       : {}),
-  },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:cost-events${fifo ? '.fifo' : ''}`,
-  awsRegion: 'us-east-1',
-});
+  });
 
 export class SimulatedQueue {
   private readonly ready: QueueEntry[] = [];

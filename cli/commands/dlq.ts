@@ -1,9 +1,10 @@
+import { COST_STREAM } from '../../contract/streams';
 import { CliError, EXIT, UsageError } from '../errors';
 import { json, plural, preview, table } from '../format';
 import { peekDlq, queueDepth, reasonBreakdown, type PeekedMessage } from '../operations/peek';
 import { redriveDestination, redriveDlq } from '../operations/redrive';
 import { createProgress } from '../progress';
-import type { Stream } from '../resources';
+import { STREAMS, type Stream } from '../resources';
 import type { Session } from '../session';
 
 export interface DlqFlags {
@@ -25,8 +26,8 @@ export interface RedriveFlags extends DlqFlags {
 
 const streamOf = (flags: DlqFlags, session: Session): Stream => {
   if (flags.stream) return flags.stream;
-  if (session.resources.flags.dlqUrl) return 'cost-events'; // only used for naming; the URL is explicit
-  throw new UsageError('Missing --stream cost-events|budget-alerts (or pass --dlq-url)');
+  if (session.resources.flags.dlqUrl) return COST_STREAM; // only used for naming; the URL is explicit
+  throw new UsageError(`Missing --stream ${STREAMS.join('|')} (or pass --dlq-url)`);
 };
 
 const reasonText = (message: PeekedMessage): string => {

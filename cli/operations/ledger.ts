@@ -13,7 +13,7 @@ import {
 } from '../../lambda/adapters/ledger-reader';
 import { ValidationError } from '../../lambda/core/errors';
 import { normalizeTenant } from '../../lambda/core/formats/scope';
-import { ledgerPartitionKeyOf } from '../../lambda/core/keys';
+import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { UsageError } from '../errors';
 
 export interface StatementQuery {

@@ -9,6 +9,7 @@ import {
   type PublishBatchRequestEntry,
   type SNSClient,
 } from '@aws-sdk/client-sns';
+import { ALERT_STREAM, COST_STREAM } from '../../contract/streams';
 import { decodeRecord } from '../../lambda/core/envelope';
 import { ValidationError } from '../../lambda/core/errors';
 import { parseAlertEvent, parseCostEvent } from '../../lambda/core/formats';
@@ -90,19 +91,19 @@ export const prepareMessage = (
   let ids: { messageGroupId: string; messageDeduplicationId: string } | undefined;
   try {
     if (target.fifo && !(message.groupId && message.deduplicationId)) {
-      if (stream === 'budget-alerts')
+      if (stream === ALERT_STREAM)
         return { ok: false, reason: 'a FIFO topic needs groupId and deduplicationId for alerts' };
       ids = fifoPublishIds(parseCostEvent(decodeRecord(record)).event);
-    } else if (options.strict && stream === 'cost-events') {
+    } else if (options.strict && stream === COST_STREAM) {
       parseCostEvent(decodeRecord(record));
-    } else if (options.strict && stream === 'budget-alerts') {
+    } else if (options.strict && stream === ALERT_STREAM) {
       parseAlertEvent(decodeRecord(record));
     }
   } catch (error) {
     return { ok: false, reason: rejectionReason(error) };
   }
   const mismatch =
-    target.fifo && stream !== 'budget-alerts' && message.groupId
+    target.fifo && stream !== ALERT_STREAM && message.groupId
       ? groupMismatch(record, message.groupId)
       : undefined;
   if (mismatch) return { ok: false, reason: mismatch };

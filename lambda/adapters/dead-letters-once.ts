@@ -1,11 +1,9 @@
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DeadLetterPort, Rejection, SqsRecordInput } from '../core/ports';
+import { deadLetterMarkerKey, type DedupScope } from './table-layout';
 
-export interface DeadLettersOnceOptions {
+export interface DeadLettersOnceOptions extends DedupScope {
   client: DynamoDBClient;
-  dedupTable: string;
-  stream: string;
-  ttlSeconds: number;
   now?: () => number;
 }
 
@@ -22,7 +20,7 @@ export class DeadLettersOnce implements DeadLetterPort {
   ) {}
 
   async send(record: SqsRecordInput, rejection: Rejection): Promise<void> {
-    const pk = `${this.options.stream}#dead-letter#${record.messageId}`;
+    const pk = deadLetterMarkerKey(this.options.stream, record.messageId);
     const nowSeconds = Math.floor((this.options.now ?? Date.now)() / 1000);
     const marker = await this.options.client.send(
       new GetItemCommand({

@@ -9,43 +9,48 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import Big from 'big.js';
 import { addDecimals, formatDecimal } from '../core/decimal';
+import { PermanentError } from '../core/errors';
 import type { StoredCharge } from '../core/ledger-decision';
-import { billingPeriodOf, totalSortKey } from '../core/keys';
+import { billingPeriodOf } from '../core/keys';
 import {
   refKey,
   type ChargeCommit,
   type ChargeRef,
   type CommitResult,
   type GroupCommitResult,
+  type LedgerLayout,
   type LedgerPort,
 } from '../core/ports';
+import { DYNAMO_LIMITS, ledgerLayout, totalSortKey, type DedupScope } from './table-layout';
 
-export interface DynamoLedgerOptions {
+export interface DynamoLedgerOptions extends DedupScope {
   client: DynamoDBClient;
   ledgerTable: string;
-  dedupTable: string;
-  stream: string;
-  ttlSeconds: number;
   now?: () => number;
 }
 
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: string | number): AttributeValue => ({ N: String(value) });
-const BATCH_GET_LIMIT = 100;
 const CONDITION_FAILED = 'ConditionalCheckFailed';
 /** Reasons that mean "another writer got there first". */
 const LOST_RACE_CODES = new Set([CONDITION_FAILED, 'TransactionConflict']);
 
-/**
- * DynamoDB cancelled the transaction because an item is invalid (a total past 38 digits, an item over
- * 400 KB, …): as permanent as a `ValidationException`, so it carries that name and the record goes to
- * the DLQ with DynamoDB's reason instead of being retried until the queue gives up on it.
- */
-export class LedgerValidationError extends Error {
-  override readonly name = 'ValidationException';
-}
-
+/** DynamoDB Local answers an invalid item with this error; DynamoDB cancels the transaction with a reason. */
+const VALIDATION_EXCEPTION = 'ValidationException';
 const VALIDATION_CODE = 'ValidationError';
+const MAX_REASON_LENGTH = 500;
+
+/**
+ * DynamoDB's verdict on the write itself (a total past 38 digits, an item over 400 KB, …): a retry gets
+ * the same answer, so the record goes to the DLQ with DynamoDB's reason instead of being retried until
+ * the queue gives up on it.
+ */
+const refusedWrite = (detail: string): PermanentError =>
+  new PermanentError(
+    'invalid-field',
+    '$',
+    `the ledger rejected the charge: ${detail}`.slice(0, MAX_REASON_LENGTH),
+  );
 
 /** Only contention (nothing failed a condition): the same commit can be tried again as it is. */
 const raceOf = (codes: string[]): 'contended' | 'lost-race' =>
@@ -98,9 +103,11 @@ export const chargeItem = (
 
 /** The ledger and claim tables: claim + charge + totals of one record in one TransactWriteItems. */
 export class DynamoLedger implements LedgerPort {
+  readonly layout: LedgerLayout;
   private readonly now: () => number;
 
   constructor(private readonly options: DynamoLedgerOptions) {
+    this.layout = ledgerLayout(options.stream);
     this.now = options.now ?? Date.now;
   }
 
@@ -109,8 +116,8 @@ export class DynamoLedger implements LedgerPort {
     options: { consistent?: boolean } = {},
   ): Promise<Map<string, StoredCharge | null>> {
     const found = new Map<string, StoredCharge | null>();
-    for (let start = 0; start < refs.length; start += BATCH_GET_LIMIT) {
-      const chunk = refs.slice(start, start + BATCH_GET_LIMIT);
+    for (let start = 0; start < refs.length; start += DYNAMO_LIMITS.batchGetKeys) {
+      const chunk = refs.slice(start, start + DYNAMO_LIMITS.batchGetKeys);
       const response = await this.options.client.send(
         new BatchGetItemCommand({
           RequestItems: {
@@ -182,17 +189,23 @@ export class DynamoLedger implements LedgerPort {
     return { result: race, losers };
   }
 
-  /** Runs a transaction: undefined when committed, the cancellation codes when another writer won. */
+  /**
+   * Runs a transaction: undefined when committed, the cancellation codes when another writer won. A
+   * write DynamoDB refuses as invalid throws a `PermanentError`; any other error is passed on.
+   */
   private async transact(items: TransactWriteItem[]): Promise<string[] | undefined> {
     try {
       await this.options.client.send(new TransactWriteItemsCommand({ TransactItems: items }));
       return undefined;
     } catch (error) {
+      if (error instanceof Error && error.name === VALIDATION_EXCEPTION) {
+        throw refusedWrite(error.message);
+      }
       if (error instanceof TransactionCanceledException) {
         const reasons = error.CancellationReasons ?? [];
         const invalid = reasons.find((reason) => reason.Code === VALIDATION_CODE);
         if (invalid) {
-          throw new LedgerValidationError(
+          throw refusedWrite(
             `DynamoDB refused the write as invalid: ${invalid.Message ?? 'no message'}`,
           );
         }

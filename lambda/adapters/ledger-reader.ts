@@ -1,10 +1,14 @@
 import {
+  BatchGetItemCommand,
   QueryCommand,
   ScanCommand,
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { decimalOf } from './dynamo-ledger';
+import { CURRENT_SK, exportPartitionKey, snapshotTotalsOf } from './export-store';
+import { statementRows, type CurrentSnapshot, type SnapshotPart } from '../core/ledger-total';
+import { CHARGE_PREFIX, TOTAL_PREFIX } from './table-layout';
 
 /** Read side of the ledger table for statements and reports: exact decimal strings, never floats. */
 
@@ -75,39 +79,130 @@ const queryAll = async (client: DynamoDBClient, table: string, pk: string, prefi
   return items;
 };
 
+const SNAPSHOT_PREFIX = 'SNAPSHOT#';
+
+const snapshotPartOf = (item: Record<string, AttributeValue>): SnapshotPart => ({
+  tenant: item.tenant?.S ?? '',
+  accountId: item.accountId?.S ?? '',
+  period: item.period?.S ?? '',
+  source: item.source?.S ?? '',
+  executionId: item.executionId?.S ?? '',
+  totals: snapshotTotalsOf(item),
+});
+
+const currentOf = (item: Record<string, AttributeValue>): CurrentSnapshot => ({
+  tenant: item.tenant?.S ?? '',
+  source: item.source?.S ?? '',
+  period: item.period?.S ?? '',
+  executionId: item.executionId?.S ?? '',
+});
+
+/** The CURRENT pointers of the export sources the snapshot items name (one BatchGetItem per 100). */
+const readCurrentPointers = async (
+  client: DynamoDBClient,
+  table: string,
+  parts: SnapshotPart[],
+): Promise<CurrentSnapshot[]> => {
+  const pks = [
+    ...new Set(parts.map((part) => exportPartitionKey(part.tenant, part.source, part.period))),
+  ];
+  const pointers: CurrentSnapshot[] = [];
+  let pending = pks.map((pk) => ({ pk: { S: pk }, sk: { S: CURRENT_SK } }));
+  while (pending.length > 0) {
+    const response = await client.send(
+      new BatchGetItemCommand({
+        RequestItems: { [table]: { Keys: pending.slice(0, 100), ConsistentRead: true } },
+      }),
+    );
+    pointers.push(...(response.Responses?.[table] ?? []).map(currentOf));
+    pending = [
+      ...pending.slice(100),
+      ...((response.UnprocessedKeys?.[table]?.Keys ?? []) as typeof pending),
+    ];
+  }
+  return pointers;
+};
+
+/**
+ * A statement of one ledger partition (tenant, account, period): per currency, the stream total plus
+ * each export source's current snapshot (the ledger total rule, `core/ledger-total.ts`).
+ */
 export const readPartitionTotals = async (
   client: DynamoDBClient,
   table: string,
   pk: string,
-): Promise<LedgerTotal[]> => (await queryAll(client, table, pk, 'TOTAL#')).map(totalOf);
+): Promise<LedgerTotal[]> => {
+  const items: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: {
+          ':pk': { S: pk },
+          ':first': { S: SNAPSHOT_PREFIX },
+          ':last': { S: `${TOTAL_PREFIX}\uffff` },
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  const prefixed = (prefix: string) => items.filter((item) => item.sk?.S?.startsWith(prefix));
+  const parts = prefixed(SNAPSHOT_PREFIX).map(snapshotPartOf);
+  return statementRows(
+    prefixed(TOTAL_PREFIX).map(totalOf),
+    parts,
+    await readCurrentPointers(client, table, parts),
+  );
+};
 
 export const readPartitionCharges = async (
   client: DynamoDBClient,
   table: string,
   pk: string,
-): Promise<LedgerCharge[]> => (await queryAll(client, table, pk, 'CHARGE#')).map(chargeOf);
+): Promise<LedgerCharge[]> => (await queryAll(client, table, pk, CHARGE_PREFIX)).map(chargeOf);
 
-/** Every total in the table (local runs and small ledgers; a full scan). */
+/**
+ * Every statement row in the table — stream totals plus current export snapshots, by the ledger total
+ * rule (local runs and small ledgers; a full scan).
+ */
 export const readAllTotals = async (
   client: DynamoDBClient,
   table: string,
 ): Promise<LedgerTotal[]> => {
-  const totals: LedgerTotal[] = [];
+  const streamTotals: LedgerTotal[] = [];
+  const parts: SnapshotPart[] = [];
+  const pointers: CurrentSnapshot[] = [];
   let start: Record<string, AttributeValue> | undefined;
   do {
     const page = await client.send(
       new ScanCommand({
         TableName: table,
-        FilterExpression: 'begins_with(sk, :total)',
-        ExpressionAttributeValues: { ':total': { S: 'TOTAL#' } },
+        FilterExpression:
+          'begins_with(sk, :total) OR begins_with(sk, :snapshot) OR (sk = :current AND begins_with(pk, :export))',
+        ExpressionAttributeValues: {
+          ':total': { S: TOTAL_PREFIX },
+          ':snapshot': { S: SNAPSHOT_PREFIX },
+          ':current': { S: CURRENT_SK },
+          ':export': { S: 'EXPORT#' },
+        },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
     );
-    totals.push(...(page.Items ?? []).map(totalOf));
+    for (const item of page.Items ?? []) {
+      const sk = item.sk?.S ?? '';
+      if (sk.startsWith(TOTAL_PREFIX)) streamTotals.push(totalOf(item));
+      else if (sk.startsWith(SNAPSHOT_PREFIX)) parts.push(snapshotPartOf(item));
+      else pointers.push(currentOf(item));
+    }
     start = page.LastEvaluatedKey;
   } while (start);
-  return totals.sort((a, b) =>
+  return statementRows(streamTotals, parts, pointers).sort((a, b) =>
     `${a.tenant}|${a.accountId}|${a.period}|${a.currency}`.localeCompare(
       `${b.tenant}|${b.accountId}|${b.period}|${b.currency}`,
     ),

@@ -8,6 +8,7 @@ import type { Context } from 'aws-lambda';
 import { alertMessage } from '../core/alert-message';
 import type { AlertEvent } from '../core/events';
 import type { NotifierPort } from '../core/ports';
+import { alertClaimPrefix, type DedupScope } from './table-layout';
 
 const COMPLETION_ATTEMPTS = 6;
 
@@ -29,13 +30,10 @@ class CompletionRetryingPersistenceLayer extends DynamoDBPersistenceLayer {
   }
 }
 
-export interface SnsNotifierOptions {
+export interface SnsNotifierOptions extends DedupScope {
   sns: SNSClient;
   dynamo: DynamoDBClient;
   topicArn: string;
-  dedupTable: string;
-  stream: string;
-  ttlSeconds: number;
 }
 
 /**
@@ -83,7 +81,7 @@ export class SnsNotifier implements NotifierPort {
     this.publishOnce = makeIdempotent(publish, {
       persistenceStore,
       config: this.config,
-      keyPrefix: options.stream,
+      keyPrefix: alertClaimPrefix(options.stream),
       dataIndexArgument: 0,
     });
   }

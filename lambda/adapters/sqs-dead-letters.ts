@@ -3,6 +3,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DeadLetterPort, Rejection, SqsRecordInput } from '../core/ports';
 import { DeadLettersOnce } from './dead-letters-once';
 import { fitAttributes, type AttributeCandidate } from './sqs-attribute-values';
+import { dedupScopeOf, type DedupScope } from './table-layout';
 
 export interface SqsDeadLettersOptions {
   client: SQSClient;
@@ -110,13 +111,7 @@ export class SqsDeadLetters implements DeadLetterPort {
 
 /** The DLQ of the stream a consumer's settings describe, forwarding each SQS message once. */
 export const deadLettersFor = (
-  settings: {
-    dlqUrl: string;
-    fifo: boolean;
-    stream: string;
-    dedupTable: string;
-    ttlSeconds: number;
-  },
+  settings: DedupScope & { dlqUrl: string; fifo: boolean },
   clients: { sqs: SQSClient; dynamo: DynamoDBClient },
 ): DeadLetterPort =>
   new DeadLettersOnce(
@@ -126,10 +121,5 @@ export const deadLettersFor = (
       fifo: settings.fifo,
       stream: settings.stream,
     }),
-    {
-      client: clients.dynamo,
-      dedupTable: settings.dedupTable,
-      stream: settings.stream,
-      ttlSeconds: settings.ttlSeconds,
-    },
+    { client: clients.dynamo, ...dedupScopeOf(settings) },
   );

@@ -1,5 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
+import { ENV } from '../../contract/environment';
+import { METRIC_NAMESPACE } from '../../contract/telemetry';
 import type { BatchOutcome } from '../core/batch';
 import { shortHash } from '../core/keys';
 import type { Outcome } from '../core/outcomes';
@@ -11,12 +13,12 @@ export interface Telemetry {
 
 export const createTelemetry = (env: NodeJS.ProcessEnv = process.env): Telemetry => ({
   logger: new Logger({
-    serviceName: env.POWERTOOLS_SERVICE_NAME,
-    logLevel: (env.POWERTOOLS_LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
+    serviceName: env[ENV.serviceName],
+    logLevel: (env[ENV.logLevel] as 'INFO' | undefined) ?? 'INFO',
   }),
   metrics: new Metrics({
-    namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'BillingDedup',
-    serviceName: env.POWERTOOLS_SERVICE_NAME,
+    namespace: env[ENV.metricsNamespace] ?? METRIC_NAMESPACE,
+    serviceName: env[ENV.serviceName],
   }),
 });
 

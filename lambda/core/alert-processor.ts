@@ -1,12 +1,11 @@
-import { runBatch, type BatchItem, type BatchOutcome } from './batch';
+import type { BatchOutcome } from './batch';
 import { KeyedSerializer } from './concurrency';
 import { decodeRecord, type DeliveryMode } from './envelope';
 import type { AlertEvent } from './events';
 import { parseAlertEvent } from './formats';
 import { alertKey } from './keys';
-import type { RecordResult } from './outcomes';
-import type { DeadLetterPort, NotifierPort, Rejection, SqsRecordInput } from './ports';
-import { attempt } from './rejection';
+import { parseRecords, runParsedBatch } from './parsed-batch';
+import type { DeadLetterPort, NotifierPort, SqsRecordInput } from './ports';
 
 export interface AlertProcessorOptions {
   fifo: boolean;
@@ -15,12 +14,6 @@ export interface AlertProcessorOptions {
   deliveryMode?: DeliveryMode;
   notifier: NotifierPort;
   deadLetters: DeadLetterPort;
-}
-
-interface PreparedAlert extends BatchItem {
-  record: SqsRecordInput;
-  parsed:
-    { ok: true; value: { alert: AlertEvent; key: string } } | { ok: false; rejection: Rejection };
 }
 
 export const parseAlert = (
@@ -40,36 +33,24 @@ export const processAlertBatch = async (
   records: readonly SqsRecordInput[],
   options: AlertProcessorOptions,
 ): Promise<BatchOutcome> => {
-  const prepared: PreparedAlert[] = records.map((record) => ({
-    messageId: record.messageId,
-    groupId: record.attributes?.MessageGroupId,
-    record,
-    parsed: attempt(() => parseAlert(record, options.deliveryMode)),
-  }));
   const settled = new Set<string>();
   const serializer = new KeyedSerializer();
-
-  return runBatch(prepared, {
-    fifo: options.fifo,
-    concurrency: options.concurrency,
-    process: async (item): Promise<RecordResult> => {
-      if (!item.parsed.ok) {
-        await options.deadLetters.send(item.record, item.parsed.rejection);
-        return {
-          messageId: item.messageId,
-          outcome: 'rejected',
-          reason: item.parsed.rejection.reason,
-        };
-      }
-      const { alert, key } = item.parsed.value;
-      if (alert.kind === 'budget-update')
-        return { messageId: item.messageId, outcome: 'observed', hash: key };
-      return serializer.run(key, async () => {
-        if (settled.has(key)) return { messageId: item.messageId, outcome: 'duplicate', hash: key };
-        const outcome = await options.notifier.notifyOnce(key, alert);
-        settled.add(key);
-        return { messageId: item.messageId, outcome, hash: key };
-      });
+  return runParsedBatch(
+    parseRecords(records, (record) => parseAlert(record, options.deliveryMode)),
+    {
+      fifo: options.fifo,
+      concurrency: options.concurrency,
+      deadLetters: options.deadLetters,
+      hashOf: ({ key }) => key,
+      process: async ({ alert, key }, { messageId }) => {
+        if (alert.kind === 'budget-update') return { messageId, outcome: 'observed', hash: key };
+        return serializer.run(key, async () => {
+          if (settled.has(key)) return { messageId, outcome: 'duplicate', hash: key };
+          const outcome = await options.notifier.notifyOnce(key, alert);
+          settled.add(key);
+          return { messageId, outcome, hash: key };
+        });
+      },
     },
-  });
+  );
 };

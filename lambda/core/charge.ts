@@ -1,17 +1,9 @@
 import { decodeRecord, type DeliveryMode } from './envelope';
-import { fail } from './errors';
 import type { CostEvent } from './events';
 import { parseCostEvent } from './formats';
-import {
-  chargeSortKey,
-  costClaimKey,
-  costContentHash,
-  costIdentity,
-  ledgerPartitionKey,
-  type CostIdentity,
-} from './keys';
+import { costContentHash, costIdentity, type CostIdentity } from './keys';
 import type { IncomingCharge } from './ledger-decision';
-import type { ChargeRef, SqsRecordInput } from './ports';
+import type { ChargeRef, LedgerLayout, SqsRecordInput } from './ports';
 
 /** A cost record with everything the ledger needs: the event, its keys and where its charge lives. */
 export interface ParsedCharge {
@@ -22,31 +14,15 @@ export interface ParsedCharge {
   claimKey: string;
 }
 
-const MAX_PARTITION_KEY_BYTES = 2048;
-
 export const parseCharge = (
-  stream: string,
+  layout: LedgerLayout,
   record: SqsRecordInput,
   mode: DeliveryMode = 'raw',
 ): ParsedCharge => {
   const { event } = parseCostEvent(decodeRecord(record, mode));
   const contentHash = costContentHash(event);
   const identity = costIdentity(event, contentHash);
-  const pk = ledgerPartitionKey(event);
-  if (Buffer.byteLength(pk, 'utf8') > MAX_PARTITION_KEY_BYTES) {
-    fail(
-      'invalid-field',
-      'accountId',
-      `tenant, account and period exceed DynamoDB's ${MAX_PARTITION_KEY_BYTES}-byte key limit`,
-    );
-  }
-  return {
-    event,
-    contentHash,
-    identity,
-    ref: { pk, sk: chargeSortKey(identity) },
-    claimKey: costClaimKey(stream, identity),
-  };
+  return { event, contentHash, identity, ...layout.keysOf(event, identity) };
 };
 
 export const incomingOf = (charge: ParsedCharge): IncomingCharge => ({

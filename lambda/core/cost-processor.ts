@@ -1,11 +1,12 @@
-import { runBatch, type BatchItem, type BatchOutcome } from './batch';
+import type { BatchOutcome } from './batch';
 import { identityField, incomingOf, parseCharge, type ParsedCharge } from './charge';
 import { KeyedSerializer } from './concurrency';
 import type { DeliveryMode } from './envelope';
-import { fail } from './errors';
+import { ConflictError, fail, TransientError } from './errors';
 import { fifoGroupId } from './keys';
 import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';
 import type { Outcome, RecordResult } from './outcomes';
+import { parseRecords, parsedValues, runParsedBatch } from './parsed-batch';
 import {
   refKey,
   type ChargeCommit,
@@ -13,15 +14,12 @@ import {
   type ChargeRef,
   type DeadLetterPort,
   type LedgerPort,
-  type Rejection,
   type SqsRecordInput,
 } from './ports';
-import { attempt } from './rejection';
 
 export { parseCharge } from './charge';
 
 export interface CostProcessorOptions {
-  stream: string;
   fifo: boolean;
   concurrency: number;
   /** How SNS delivers to the queue (default `raw`). */
@@ -33,14 +31,6 @@ export interface CostProcessorOptions {
   /** Back-off between attempts (injected so tests need not wait). */
   pause?: (attempt: number) => Promise<void>;
 }
-
-interface PreparedRecord extends BatchItem {
-  record: SqsRecordInput;
-  parsed: { ok: true; value: ParsedCharge } | { ok: false; rejection: Rejection };
-}
-
-/** Records per grouped transaction: 25 × (claim + charge + up to 2 totals) stays within DynamoDB's 100 items. */
-const GROUP_LIMIT = 25;
 
 const jitteredPause = (attemptNumber: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attemptNumber));
@@ -60,10 +50,6 @@ const checkMessageGroup = (record: SqsRecordInput, charge: ParsedCharge): void =
       `${JSON.stringify(expected)}, the group of the message's tenant and account`,
   );
 };
-
-/** DynamoDB's verdict on the request itself (key or item too large, …): a retry gets the same answer. */
-const isPermanentWriteError = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'ValidationException';
 
 const commitOf = (
   charge: ParsedCharge,
@@ -88,7 +74,7 @@ const commitOf = (
 /**
  * One batch of the cost stream:
  * 1. parse every record and pre-read every charge the batch touches (one eventually consistent
- *    BatchGetItem: every decision made on it is guarded by the commit's conditions, and a conflict is
+ *    read: every decision made on it is guarded by the commit's conditions, and a conflict is
  *    confirmed by a consistent read before the message goes to the DLQ);
  * 2. the first new or restated charge of each ledger item is committed together with the others in one
  *    grouped transaction (claims + charges + summed totals), all or nothing;
@@ -104,17 +90,12 @@ export const processCostBatch = async (
 ): Promise<BatchOutcome> => {
   const maxAttempts = options.maxAttempts ?? 6;
   const pause = options.pause ?? jitteredPause;
-  const prepared: PreparedRecord[] = records.map((record) => ({
-    messageId: record.messageId,
-    groupId: record.attributes?.MessageGroupId,
-    record,
-    parsed: attempt(() => {
-      const charge = parseCharge(options.stream, record, options.deliveryMode);
-      if (options.fifo) checkMessageGroup(record, charge);
-      return charge;
-    }),
-  }));
-  const charges = prepared.flatMap((item) => (item.parsed.ok ? [item.parsed.value] : []));
+  const parsed = parseRecords(records, (record) => {
+    const charge = parseCharge(options.ledger.layout, record, options.deliveryMode);
+    if (options.fifo) checkMessageGroup(record, charge);
+    return charge;
+  });
+  const charges = parsedValues(parsed);
   const state = await preRead(options.ledger, charges);
   const grouped = await commitGroups(options.ledger, charges, state, pause);
   const { known, unconfirmed } = state;
@@ -129,24 +110,17 @@ export const processCostBatch = async (
     unconfirmed.delete(key);
   };
 
-  const applyCharge = async (item: PreparedRecord, charge: ParsedCharge): Promise<RecordResult> => {
-    const result = (outcome: Outcome, reason?: string): RecordResult => ({
-      messageId: item.messageId,
+  const applyCharge = async (
+    charge: ParsedCharge,
+    record: SqsRecordInput,
+  ): Promise<RecordResult> => {
+    const result = (outcome: Outcome): RecordResult => ({
+      messageId: record.messageId,
       outcome,
       hash: charge.contentHash,
-      ...(reason ? { reason } : {}),
     });
     const groupedOutcome = grouped.get(charge);
     if (groupedOutcome) return result(groupedOutcome);
-    const deadLetter = async (
-      code: Rejection['code'],
-      field: string,
-      reason: string,
-      outcome: Outcome,
-    ) => {
-      await options.deadLetters.send(item.record, { code, field, reason });
-      return result(outcome, reason);
-    };
     const key = refKey(charge.ref);
     for (let attemptNumber = 1; attemptNumber <= maxAttempts; attemptNumber++) {
       const decision = decideCharge(
@@ -158,7 +132,7 @@ export const processCostBatch = async (
         continue;
       }
       if (decision.outcome === 'conflict') {
-        return deadLetter('conflict', identityField(charge.identity), decision.reason, 'conflict');
+        throw new ConflictError(identityField(charge.identity), decision.reason);
       }
       const commit = commitOf(charge, decision);
       if (!commit) return result(decision.outcome);
@@ -167,9 +141,7 @@ export const processCostBatch = async (
         committed = await options.ledger.commit(commit);
       } catch (error) {
         forget(key);
-        if (!isPermanentWriteError(error)) throw error;
-        const reason = `the ledger rejected the charge: ${(error as Error).message}`.slice(0, 500);
-        return deadLetter('invalid-field', '$', reason, 'rejected');
+        throw error;
       }
       if (committed === 'committed') {
         known.set(key, chargeAfter(incomingOf(charge)));
@@ -177,31 +149,25 @@ export const processCostBatch = async (
         return result(decision.outcome);
       }
       if (committed === 'claim-without-charge') {
-        const reason = 'the dedup claim is held but the ledger has no matching charge';
-        return deadLetter('conflict', identityField(charge.identity), reason, 'conflict');
+        throw new ConflictError(
+          identityField(charge.identity),
+          'the dedup claim is held but the ledger has no matching charge',
+        );
       }
       if (committed === 'lost-race') forget(key);
       await pause(attemptNumber);
     }
-    return result('failed', 'lost the race on every attempt');
+    throw new TransientError('lost the race on every attempt');
   };
 
   const serializer = new KeyedSerializer();
-  return runBatch(prepared, {
+  return runParsedBatch(parsed, {
     fifo: options.fifo,
     concurrency: options.concurrency,
-    process: async (item) => {
-      if (!item.parsed.ok) {
-        await options.deadLetters.send(item.record, item.parsed.rejection);
-        return {
-          messageId: item.messageId,
-          outcome: 'rejected',
-          reason: item.parsed.rejection.reason,
-        };
-      }
-      const charge = item.parsed.value;
-      return serializer.run(refKey(charge.ref), () => applyCharge(item, charge));
-    },
+    deadLetters: options.deadLetters,
+    hashOf: (charge) => charge.contentHash,
+    process: (charge, record) =>
+      serializer.run(refKey(charge.ref), () => applyCharge(charge, record)),
   });
 };
 
@@ -257,8 +223,9 @@ const commitGroups = async (
   const outcomes = new Map<ParsedCharge, Outcome>();
   if (planned.length < 2) return outcomes;
   const leftOut: Planned[] = [];
-  for (let start = 0; start < planned.length; start += GROUP_LIMIT) {
-    let group = planned.slice(start, start + GROUP_LIMIT);
+  const groupSize = ledger.layout.maxGroupSize;
+  for (let start = 0; start < planned.length; start += groupSize) {
+    let group = planned.slice(start, start + groupSize);
     let committed = false;
     for (
       let attemptNumber = 1;

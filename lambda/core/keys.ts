@@ -3,8 +3,10 @@ import { canonicalize } from 'json-canonicalize';
 import type { AlertEvent, CostEvent } from './events';
 
 /**
- * The one place that computes keys. Normalized events carry no transport or export metadata, so the
- * content hash is the RFC 8785 form of the event minus `version` (a restatement counter, not content).
+ * The one place that computes hashes and identities: content hash, charge identity, effect digest,
+ * alert key, FIFO ids. How they become table keys is the ledger adapter's (`adapters/table-layout.ts`).
+ * Normalized events carry no transport or export metadata, so the content hash is the RFC 8785 form of
+ * the event minus `version` (a restatement counter, not content).
  */
 
 export const sha256Hex = (text: string): string =>
@@ -19,8 +21,8 @@ export const canonicalCostForm = (event: CostEvent): string => {
 export const costContentHash = (event: CostEvent): string => sha256Hex(canonicalCostForm(event));
 
 /**
- * Identities are scoped to the ledger partition (tenant, account, billing period) and the source, so a
- * claim and the charge it guards always live side by side: the same eventId in two accounts is two charges.
+ * Identities are scoped to the tenant, account, billing period and source, so the same eventId in two
+ * accounts is two charges.
  */
 export type IdentityKind = 'event' | 'line-item' | 'content';
 
@@ -31,9 +33,16 @@ export interface CostIdentity {
   id: string;
   /** Restatement version (line-item identity only). */
   version: number;
-  /** Digest of (ledger partition, source, kind, id): stable name of the ledger's charge item. */
+  /** Digest of (scope, source, kind, id): the stable name of the charge. */
   digest: string;
 }
+
+/**
+ * The tenant, account and billing period an identity is scoped to, as hashed into its digest. A hash
+ * input, not a table key: every stored charge and claim key derives from it, so it never changes.
+ */
+const identityScope = (event: CostEvent): string =>
+  `TENANT#${event.tenant}#ACCOUNT#${event.accountId}#PERIOD#${billingPeriodOf(event)}`;
 
 export const costIdentity = (event: CostEvent, contentHash: string): CostIdentity => {
   const [kind, id]: [IdentityKind, string] = event.eventId
@@ -43,28 +52,18 @@ export const costIdentity = (event: CostEvent, contentHash: string): CostIdentit
       : ['content', contentHash];
   const version = kind === 'line-item' ? (event.version ?? 1) : 0;
   const digest = sha256Hex(
-    canonicalize({ partition: ledgerPartitionKey(event), source: event.source, kind, id }),
+    canonicalize({ partition: identityScope(event), source: event.source, kind, id }),
   );
   return { kind, id, version, digest };
 };
 
-/** Dedup-table key of one applied effect: a charge identity at one version. */
-export const costClaimKey = (stream: string, identity: CostIdentity): string =>
-  `${stream}#${sha256Hex(canonicalize({ identity: identity.digest, version: identity.version }))}`;
+/** The name of one applied effect: a charge identity at one version (what a claim guards). */
+export const effectDigest = (identity: CostIdentity): string =>
+  sha256Hex(canonicalize({ identity: identity.digest, version: identity.version }));
 
-/** Ledger partition of a charge: tenant, account and billing period (FOCUS BillingPeriodStart, else charge start). */
-export const ledgerPartitionKey = (event: CostEvent): string =>
-  ledgerPartitionKeyOf(event.tenant, event.accountId, billingPeriodOf(event));
-
-/** The ledger partition of a tenant, account and `yyyy-mm` period (statements read it). */
-export const ledgerPartitionKeyOf = (tenant: string, accountId: string, period: string): string =>
-  `TENANT#${tenant}#ACCOUNT#${accountId}#PERIOD#${period}`;
-
+/** Billing period `yyyy-mm` of a charge: FOCUS BillingPeriodStart, else the charge's start. */
 export const billingPeriodOf = (event: CostEvent): string =>
   (event.billingPeriodStart ?? event.chargePeriodStart).slice(0, 7);
-
-export const chargeSortKey = (identity: CostIdentity): string => `CHARGE#${identity.digest}`;
-export const totalSortKey = (currency: string): string => `TOTAL#${currency}`;
 
 /**
  * SQS/SNS FIFO ids: 1–128 characters, alphanumerics and ASCII punctuation.
@@ -141,5 +140,3 @@ export const alertKey = (alert: AlertEvent): string => {
         };
   return sha256Hex(canonicalize(identity));
 };
-
-export const alertClaimKey = (stream: string, key: string): string => `${stream}#${key}`;

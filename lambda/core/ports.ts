@@ -1,6 +1,7 @@
 import type { StoredCharge, TotalChange } from './ledger-decision';
 import type { AlertEvent, CostEvent } from './events';
 import type { RejectionCode } from './errors';
+import type { CostIdentity } from './keys';
 
 /** The parts of an SQS record the consumers use (matches aws-lambda's SQSRecord). */
 export interface SqsRecordInput {
@@ -50,7 +51,16 @@ export type CommitResult = 'committed' | 'lost-race' | 'contended' | 'claim-with
 export type GroupCommitResult =
   { result: 'committed' | 'contended' } | { result: 'lost-race'; losers: number[] };
 
+/** The ledger's key layout and its limits, owned by the adapter. */
+export interface LedgerLayout {
+  /** Where a charge and its claim live; throws a `ValidationError` when the tables cannot hold its keys. */
+  keysOf(event: CostEvent, identity: CostIdentity): { ref: ChargeRef; claimKey: string };
+  /** The most commits one `commitGroup` takes. */
+  maxGroupSize: number;
+}
+
 export interface LedgerPort {
+  readonly layout: LedgerLayout;
   /**
    * Reads many charges at once; refs missing from the result are unknown (read individually later).
    * `consistent: false` (the batch pre-read) may miss a write of the last second: every decision made on
@@ -62,10 +72,14 @@ export interface LedgerPort {
   ): Promise<Map<string, StoredCharge | null>>;
   /** Strongly consistent read of one charge. */
   readCharge(ref: ChargeRef): Promise<StoredCharge | null>;
-  /** Claim + charge + totals in one transaction. Throws on transient errors. */
+  /**
+   * Claim + charge + totals in one transaction. Throws a `PermanentError` when the ledger refuses the
+   * write as invalid, any other error when it is transient.
+   */
   commit(commit: ChargeCommit): Promise<CommitResult>;
   /**
-   * Several commits (distinct charges) in one transaction, totals summed per partition and currency.
+   * Several commits (distinct charges, at most `layout.maxGroupSize`) in one transaction, totals summed
+   * per partition and currency.
    * When it loses a race, `losers` are the indexes of the commits whose claim or charge condition failed.
    */
   commitGroup(commits: ChargeCommit[]): Promise<GroupCommitResult>;

@@ -1,9 +1,9 @@
-import { ValidationError } from './errors';
+import { RecordError } from './errors';
 import type { Rejection } from './ports';
 
-/** Decoding and parsing are pure: any error there repeats on every retry, so it is a rejection. */
+/** What goes to the DLQ for an error; in a pure parse step any error repeats on every retry, so it is poison. */
 export const rejectionOf = (error: unknown): Rejection =>
-  error instanceof ValidationError
+  error instanceof RecordError
     ? { code: error.code, field: error.field, reason: error.reason }
     : {
         code: 'malformed-body',
@@ -11,10 +11,10 @@ export const rejectionOf = (error: unknown): Rejection =>
         reason: error instanceof Error ? error.message : String(error),
       };
 
+export type Attempt<T> = { ok: true; value: T } | { ok: false; rejection: Rejection };
+
 /** Runs a pure parse step, returning either its value or the rejection. */
-export const attempt = <T>(
-  parse: () => T,
-): { ok: true; value: T } | { ok: false; rejection: Rejection } => {
+export const attempt = <T>(parse: () => T): Attempt<T> => {
   try {
     return { ok: true, value: parse() };
   } catch (error) {

@@ -2,12 +2,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { consumerSettings, requiredSetting } from '../adapters/settings';
+import { notificationsTopicArn } from '../adapters/settings';
 import { SnsNotifier } from '../adapters/sns-notifier';
-import { deadLettersFor } from '../adapters/sqs-dead-letters';
-import { createTelemetry, reportBatch } from '../adapters/telemetry';
+import { dedupScopeOf } from '../adapters/table-layout';
 import type { BatchObserver } from '../core/batch';
 import { processAlertBatch } from '../core/alert-processor';
+import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
 
 export interface BudgetAlertsClients {
   dynamo: DynamoDBClient;
@@ -24,27 +24,24 @@ export const createBudgetAlertsHandler = (
     sns: new SNSClient({}),
   },
   observe?: BatchObserver,
-) => {
-  const settings = consumerSettings(env);
+): ((event: SQSEvent, context: Context) => Promise<SQSBatchResponse>) => {
+  const wiring = wireConsumer(env, clients);
+  const { settings, deadLetters } = wiring;
   const notifier = new SnsNotifier({
     sns: clients.sns,
     dynamo: clients.dynamo,
-    topicArn: requiredSetting(env, 'NOTIFICATIONS_TOPIC_ARN'),
-    dedupTable: settings.dedupTable,
-    stream: settings.stream,
-    ttlSeconds: settings.ttlSeconds,
+    topicArn: notificationsTopicArn(env),
+    ...dedupScopeOf(settings),
   });
-  const deadLetters = deadLettersFor(settings, clients);
-  const telemetry = createTelemetry(env);
-  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  const handle = batchHandler(
+    wiring,
+    (records) => processAlertBatch(records, { ...settings, notifier, deadLetters }),
+    observe,
+  );
+  return async (event, context) => {
     notifier.useContext(context);
-    const outcome = await processAlertBatch(event.Records, { ...settings, notifier, deadLetters });
-    reportBatch(telemetry, settings.stream, outcome);
-    observe?.(outcome);
-    return { batchItemFailures: outcome.batchItemFailures };
+    return handle(event);
   };
 };
 
-let instance: ReturnType<typeof createBudgetAlertsHandler> | undefined;
-export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-  (instance ??= createBudgetAlertsHandler())(event, context);
+export const handler = onFirstInvocation(() => createBudgetAlertsHandler());

@@ -2,11 +2,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoLedger } from '../adapters/dynamo-ledger';
-import { consumerSettings, requiredSetting } from '../adapters/settings';
-import { deadLettersFor } from '../adapters/sqs-dead-letters';
-import { createTelemetry, reportBatch } from '../adapters/telemetry';
+import { ledgerTableName } from '../adapters/settings';
+import { dedupScopeOf } from '../adapters/table-layout';
 import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
+import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
 
 export interface CostLedgerClients {
   dynamo: DynamoDBClient;
@@ -18,25 +18,19 @@ export const createCostLedgerHandler = (
   env: NodeJS.ProcessEnv = process.env,
   clients: CostLedgerClients = { dynamo: new DynamoDBClient({}), sqs: new SQSClient({}) },
   observe?: BatchObserver,
-) => {
-  const settings = consumerSettings(env);
+): ((event: SQSEvent) => Promise<SQSBatchResponse>) => {
+  const wiring = wireConsumer(env, clients);
+  const { settings, deadLetters } = wiring;
   const ledger = new DynamoLedger({
     client: clients.dynamo,
-    ledgerTable: requiredSetting(env, 'LEDGER_TABLE_NAME'),
-    dedupTable: settings.dedupTable,
-    stream: settings.stream,
-    ttlSeconds: settings.ttlSeconds,
+    ledgerTable: ledgerTableName(env),
+    ...dedupScopeOf(settings),
   });
-  const deadLetters = deadLettersFor(settings, clients);
-  const telemetry = createTelemetry(env);
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const outcome = await processCostBatch(event.Records, { ...settings, ledger, deadLetters });
-    reportBatch(telemetry, settings.stream, outcome);
-    observe?.(outcome);
-    return { batchItemFailures: outcome.batchItemFailures };
-  };
+  return batchHandler(
+    wiring,
+    (records) => processCostBatch(records, { ...settings, ledger, deadLetters }),
+    observe,
+  );
 };
 
-let instance: ReturnType<typeof createCostLedgerHandler> | undefined;
-export const handler = (event: SQSEvent): Promise<SQSBatchResponse> =>
-  (instance ??= createCostLedgerHandler())(event);
+export const handler = onFirstInvocation(() => createCostLedgerHandler());

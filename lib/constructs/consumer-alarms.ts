@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../naming';
+import { METRIC_NAMESPACE } from '../../contract/telemetry';
 import { QueueConsumer } from './queue-consumer';
 
 export interface ConsumerAlarmsProps {
@@ -21,7 +21,7 @@ export function outcomeMetric(
   period = Duration.minutes(5),
 ): cloudwatch.Metric {
   return new cloudwatch.Metric({
-    namespace: METRICS_NAMESPACE,
+    namespace: METRIC_NAMESPACE,
     metricName: outcome,
     dimensionsMap: { service: serviceName },
     statistic: cloudwatch.Stats.SUM,

@@ -6,6 +6,9 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { type ConsumerEnvironment, consumerEnvironment } from '../../contract/environment';
+import type { StreamName } from '../../contract/streams';
+import { METRIC_NAMESPACE } from '../../contract/telemetry';
 import {
   checkDedupTtl,
   checkDlqKind,
@@ -13,12 +16,11 @@ import {
   checkTopicFeedsQueue,
   checkVisibilityTimeout,
 } from '../invariants';
-import { METRICS_NAMESPACE } from '../naming';
 import { ConsumerFunction, ConsumerFunctionProps } from './consumer-function';
 
 export interface QueueConsumerProps {
-  /** Stream name (STREAM_NAME), e.g. `cost-events`. */
-  readonly streamName: string;
+  /** Stream name (STREAM_NAME). */
+  readonly streamName: StreamName;
   /** Topic feeding the queue (raw message delivery). */
   readonly topic: sns.ITopic;
   /** Queue kind; must match the DLQ, and a FIFO queue needs a FIFO topic. */
@@ -56,8 +58,8 @@ export interface QueueConsumerProps {
     /** POWERTOOLS_SERVICE_NAME; also the `service` dimension of the EMF metrics. */
     readonly serviceName: string;
     readonly logLevel: string;
-    /** Stream-specific variables (table names, topic ARNs…). */
-    readonly environment: Record<string, string>;
+    /** Stream-specific settings (table names, topic ARNs…). */
+    readonly environment: ConsumerEnvironment;
   };
   /** Bring-your-own DLQ (must have the queue's kind); created when omitted. */
   readonly deadLetterQueue?: sqs.IQueue;
@@ -77,7 +79,7 @@ export class QueueConsumer extends Construct {
   readonly consumer: ConsumerFunction;
   readonly fifo: boolean;
   readonly serviceName: string;
-  readonly streamName: string;
+  readonly streamName: StreamName;
 
   constructor(scope: Construct, id: string, props: QueueConsumerProps) {
     super(scope, id);
@@ -168,18 +170,18 @@ export class QueueConsumer extends Construct {
     const { serviceName, logLevel, environment, ...fnProps } = props.consumer;
     this.consumer = new ConsumerFunction(this, 'Consumer', {
       ...fnProps,
-      environment: {
+      environment: consumerEnvironment({
         ...environment,
-        DLQ_URL: this.deadLetterQueue.queueUrl,
-        QUEUE_KIND: props.fifo ? 'fifo' : 'standard',
-        DELIVERY_MODE: rawMessageDelivery ? 'raw' : 'envelope',
-        DEDUP_TTL_SECONDS: String(props.dedupTtl.toSeconds()),
-        STREAM_NAME: props.streamName,
-        MAX_CONCURRENCY: String(props.inBatchConcurrency),
-        POWERTOOLS_SERVICE_NAME: serviceName,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        POWERTOOLS_LOG_LEVEL: logLevel,
-      },
+        dlqUrl: this.deadLetterQueue.queueUrl,
+        queueKind: props.fifo ? 'fifo' : 'standard',
+        deliveryMode: rawMessageDelivery ? 'raw' : 'envelope',
+        dedupTtlSeconds: props.dedupTtl.toSeconds(),
+        streamName: props.streamName,
+        maxConcurrency: props.inBatchConcurrency,
+        serviceName,
+        metricsNamespace: METRIC_NAMESPACE,
+        logLevel,
+      }),
     });
 
     this.consumer.fn.addEventSource(

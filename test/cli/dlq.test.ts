@@ -9,6 +9,8 @@ import {
   SendMessageCommand,
   type Message,
 } from '@aws-sdk/client-sqs';
+import { consumerEnvironment } from '../../contract/environment';
+import { COST_STREAM } from '../../contract/streams';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { redriveDlq, type RedriveProgress } from '../../cli/operations/redrive';
 import {
@@ -56,14 +58,14 @@ const pipeline = async (fifo = false) => {
     }),
   });
   const handler = createCostLedgerHandler(
-    {
-      STREAM_NAME: 'cost-events',
-      QUEUE_KIND: fifo ? 'fifo' : 'standard',
-      DLQ_URL: dlqUrl,
-      DEDUP_TABLE_NAME: tables.dedupTable,
-      LEDGER_TABLE_NAME: tables.ledgerTable,
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-    },
+    consumerEnvironment({
+      streamName: COST_STREAM,
+      queueKind: fifo ? 'fifo' : 'standard',
+      dlqUrl: dlqUrl,
+      dedupTableName: tables.dedupTable,
+      ledgerTableName: tables.ledgerTable,
+      logLevel: 'SILENT',
+    }),
     { dynamo, sqs: sqs.client },
   );
   return { dlqUrl, queueUrl, handler };

@@ -1,5 +1,7 @@
 import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { consumerEnvironment } from '../../contract/environment';
+import { COST_STREAM } from '../../contract/streams';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
@@ -14,14 +16,14 @@ beforeAll(async () => {
   dynamo = localDynamo();
   tables = await createLedgerTables(dynamo);
   const handler = createCostLedgerHandler(
-    {
-      STREAM_NAME: 'cost-events',
-      QUEUE_KIND: 'standard',
-      DLQ_URL: 'http://unused.invalid/dlq',
-      DEDUP_TABLE_NAME: tables.dedupTable,
-      LEDGER_TABLE_NAME: tables.ledgerTable,
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-    },
+    consumerEnvironment({
+      streamName: COST_STREAM,
+      queueKind: 'standard',
+      dlqUrl: 'http://unused.invalid/dlq',
+      dedupTableName: tables.dedupTable,
+      ledgerTableName: tables.ledgerTable,
+      logLevel: 'SILENT',
+    }),
     { dynamo, sqs: new SQSClient({ region: 'us-east-1' }) },
   );
   const events = [

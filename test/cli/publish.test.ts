@@ -8,6 +8,8 @@ import {
   type PublishBatchRequestEntry,
 } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
+import { consumerEnvironment } from '../../contract/environment';
+import { COST_STREAM } from '../../contract/streams';
 import { readPartitionCharges, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { decodeRecord } from '../../lambda/core/envelope';
 import { parseCostEvent } from '../../lambda/core/formats';
@@ -411,14 +413,14 @@ describe('replay: the same file twice changes no ledger total', () => {
     tables = await createLedgerTables(dynamo);
     const dlqUrl = await sqs.createQueue('replay-dlq.fifo', { FifoQueue: 'true' });
     handler = createCostLedgerHandler(
-      {
-        STREAM_NAME: 'cost-events',
-        QUEUE_KIND: 'fifo',
-        DLQ_URL: dlqUrl,
-        DEDUP_TABLE_NAME: tables.dedupTable,
-        LEDGER_TABLE_NAME: tables.ledgerTable,
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
-      },
+      consumerEnvironment({
+        streamName: COST_STREAM,
+        queueKind: 'fifo',
+        dlqUrl: dlqUrl,
+        dedupTableName: tables.dedupTable,
+        ledgerTableName: tables.ledgerTable,
+        logLevel: 'SILENT',
+      }),
       { dynamo, sqs: sqs.client },
     );
   });

@@ -1,4 +1,5 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { STATEFUL_OUTPUTS } from '../../contract/outputs';
 import { Synthesized, onlyResource, statementsOf, synth } from './helpers';
 
 describe('stateful stack (dev, defaults)', () => {
@@ -127,6 +128,9 @@ describe('stateful stack (dev, defaults)', () => {
     const outputs = t.toJSON().Outputs as Record<string, { Value: unknown; Export?: unknown }>;
     expect(outputs.DedupTableName.Value).toEqual({ Ref: expect.stringMatching(/^DedupTable/) });
     expect(outputs.LedgerTableName.Value).toEqual({ Ref: expect.stringMatching(/^LedgerTable/) });
+    // CDK adds `ExportsOutput…` ids for the stateless stack's cross-stack references.
+    const ours = Object.keys(outputs).filter((id) => !id.startsWith('ExportsOutput'));
+    expect(ours.sort()).toEqual(Object.values(STATEFUL_OUTPUTS).sort());
     for (const id of ['DedupTableName', 'LedgerTableName', 'DataKeyArn', 'MessagingKeyArn']) {
       expect(outputs[id]).toBeDefined();
       expect(outputs[id].Export).toBeUndefined();

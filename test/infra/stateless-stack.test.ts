@@ -1,4 +1,6 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { ENV } from '../../contract/environment';
+import { statelessOutputIds } from '../../contract/outputs';
 import {
   Statement,
   Synthesized,
@@ -10,34 +12,22 @@ import {
   synth,
 } from './helpers';
 
-const COST_ENV_KEYS = [
-  'DEDUP_TABLE_NAME',
-  'LEDGER_TABLE_NAME',
-  'DLQ_URL',
-  'QUEUE_KIND',
-  'DELIVERY_MODE',
-  'DEDUP_TTL_SECONDS',
-  'STREAM_NAME',
-  'MAX_CONCURRENCY',
-  'POWERTOOLS_SERVICE_NAME',
-  'POWERTOOLS_METRICS_NAMESPACE',
-  'POWERTOOLS_LOG_LEVEL',
+/** Every variable QueueConsumer sets, plus each consumer's own (ConsumerFunction adds NODE_OPTIONS). */
+const COMMON_ENV_KEYS = [
+  ENV.dedupTableName,
+  ENV.dlqUrl,
+  ENV.queueKind,
+  ENV.deliveryMode,
+  ENV.dedupTtlSeconds,
+  ENV.streamName,
+  ENV.maxConcurrency,
+  ENV.serviceName,
+  ENV.metricsNamespace,
+  ENV.logLevel,
   'NODE_OPTIONS',
-].sort();
-const ALERT_ENV_KEYS = [
-  'DEDUP_TABLE_NAME',
-  'NOTIFICATIONS_TOPIC_ARN',
-  'DLQ_URL',
-  'QUEUE_KIND',
-  'DELIVERY_MODE',
-  'DEDUP_TTL_SECONDS',
-  'STREAM_NAME',
-  'MAX_CONCURRENCY',
-  'POWERTOOLS_SERVICE_NAME',
-  'POWERTOOLS_METRICS_NAMESPACE',
-  'POWERTOOLS_LOG_LEVEL',
-  'NODE_OPTIONS',
-].sort();
+];
+const COST_ENV_KEYS = [...COMMON_ENV_KEYS, ENV.ledgerTableName].sort();
+const ALERT_ENV_KEYS = [...COMMON_ENV_KEYS, ENV.notificationsTopicArn].sort();
 
 const queueByName = (t: Template, name: string) =>
   onlyResource(t, 'AWS::SQS::Queue', { QueueName: name });
@@ -431,19 +421,19 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       ).Variables;
       expect(Object.keys(env).sort()).toEqual(COST_ENV_KEYS);
       expect(env).toMatchObject({
-        QUEUE_KIND: 'fifo',
-        DELIVERY_MODE: 'raw',
-        DEDUP_TTL_SECONDS: String(35 * 86400),
-        STREAM_NAME: 'cost-events',
-        MAX_CONCURRENCY: '8',
-        POWERTOOLS_SERVICE_NAME: 'billing-dedup-dev-cost-ledger',
-        POWERTOOLS_METRICS_NAMESPACE: 'BillingDedup',
-        POWERTOOLS_LOG_LEVEL: 'INFO',
+        [ENV.queueKind]: 'fifo',
+        [ENV.deliveryMode]: 'raw',
+        [ENV.dedupTtlSeconds]: String(35 * 86400),
+        [ENV.streamName]: 'cost-events',
+        [ENV.maxConcurrency]: '8',
+        [ENV.serviceName]: 'billing-dedup-dev-cost-ledger',
+        [ENV.metricsNamespace]: 'BillingDedup',
+        [ENV.logLevel]: 'INFO',
         NODE_OPTIONS: '--enable-source-maps',
-        DLQ_URL: { Ref: dlqOf(t, 'billing-dedup-dev-cost-events.fifo').id },
+        [ENV.dlqUrl]: { Ref: dlqOf(t, 'billing-dedup-dev-cost-events.fifo').id },
       });
-      expect(importOf(env.DEDUP_TABLE_NAME)).toMatch(/RefDedupTable/);
-      expect(importOf(env.LEDGER_TABLE_NAME)).toMatch(/RefLedgerTable/);
+      expect(importOf(env[ENV.dedupTableName])).toMatch(/RefDedupTable/);
+      expect(importOf(env[ENV.ledgerTableName])).toMatch(/RefLedgerTable/);
     });
 
     it('budget-alerts gets exactly its environment', () => {
@@ -454,13 +444,13 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       ).Variables;
       expect(Object.keys(env).sort()).toEqual(ALERT_ENV_KEYS);
       expect(env).toMatchObject({
-        QUEUE_KIND: 'standard',
-        DELIVERY_MODE: 'raw',
-        STREAM_NAME: 'budget-alerts',
-        POWERTOOLS_SERVICE_NAME: 'billing-dedup-dev-budget-alerts',
-        POWERTOOLS_METRICS_NAMESPACE: 'BillingDedup',
-        NOTIFICATIONS_TOPIC_ARN: { Ref: expect.stringMatching(/^NotificationsTopic/) },
-        DLQ_URL: { Ref: dlqOf(t, 'billing-dedup-dev-budget-alerts').id },
+        [ENV.queueKind]: 'standard',
+        [ENV.deliveryMode]: 'raw',
+        [ENV.streamName]: 'budget-alerts',
+        [ENV.serviceName]: 'billing-dedup-dev-budget-alerts',
+        [ENV.metricsNamespace]: 'BillingDedup',
+        [ENV.notificationsTopicArn]: { Ref: expect.stringMatching(/^NotificationsTopic/) },
+        [ENV.dlqUrl]: { Ref: dlqOf(t, 'billing-dedup-dev-budget-alerts').id },
       });
     });
 
@@ -711,6 +701,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       'Stage',
     ];
     expect(Object.keys(outputs).sort()).toEqual([...expected].sort());
+    expect(statelessOutputIds().sort()).toEqual([...expected].sort());
     for (const id of expected) expect(outputs[id].Export).toBeUndefined();
     expect(outputs.CostEventsQueueUrl.Value).toEqual({
       Ref: queueByName(t, 'billing-dedup-dev-cost-events.fifo').id,
@@ -765,7 +756,7 @@ describe('stateless stack (costStreamKind=standard, producers, e-mails)', () => 
     });
     t.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: 'billing-dedup-prod-cost-ledger',
-      Environment: { Variables: Match.objectLike({ QUEUE_KIND: 'standard' }) },
+      Environment: { Variables: Match.objectLike({ [ENV.queueKind]: 'standard' }) },
     });
   });
 

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
+import { parseAlert } from '../../lambda/core/alert-processor';
 import { createBudgetAlertsHandler } from '../../lambda/handlers/budget-alerts';
 import {
   createLedgerTables,
@@ -153,6 +155,24 @@ describe('budget alerts handler against DynamoDB Local', () => {
     expect((await deliver()).batchItemFailures).toEqual([]);
     expect(snsMock.commandCalls(PublishCommand)).toHaveLength(1);
     flakyDynamo.destroy();
+  });
+
+  it('stores the alert claim under the documented key: stream # base64 MD5 of the JSON alert key', async () => {
+    const handler = await newHandler();
+    const message = gcp({ budgetDisplayName: 'claim-key-layout' });
+    const record = sqsRecord(message.body, { attributes: message.attributes });
+    expect((await handler(sqsEvent([record]), lambdaContext())).batchItemFailures).toEqual([]);
+    const { key } = parseAlert(record);
+    const md5 = createHash('md5').update(JSON.stringify(key)).digest('base64');
+    const { Item } = await dynamo.send(
+      new GetItemCommand({
+        TableName: tables.dedupTable,
+        Key: { pk: { S: `budget-alerts#${md5}` } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item?.status?.S).toBe('COMPLETED');
+    expect(Number(Item?.expiresAt?.N)).toBeGreaterThan(Date.now() / 1000);
   });
 
   it('a failed publish releases the claim: the retry publishes', async () => {

@@ -3,6 +3,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import Big from 'big.js';
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { readPartitionCharges, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
+import { ledgerLayout } from '../../lambda/adapters/table-layout';
 import { parseCharge } from '../../lambda/core/cost-processor';
 import { fifoGroupId } from '../../lambda/core/keys';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
@@ -118,7 +119,7 @@ const directLedger = () =>
 
 /** The commit of a new USD charge, as the processor would build it. */
 const newChargeCommit = (input: { accountId: string; amount: string; skuId?: string }) => {
-  const charge = parseCharge(STREAM, sqsRecord(costEvent(input)));
+  const charge = parseCharge(ledgerLayout(STREAM), sqsRecord(costEvent(input)));
   return {
     claimKey: charge.claimKey,
     ref: charge.ref,
@@ -401,6 +402,8 @@ describe('cost ledger handler against DynamoDB Local', () => {
   });
 
   it('uses the documented partition key', () => {
-    expect(parseCharge(STREAM, sqsRecord(costEvent({ amount: '1' }))).ref.pk).toBe(PK);
+    expect(parseCharge(ledgerLayout(STREAM), sqsRecord(costEvent({ amount: '1' }))).ref.pk).toBe(
+      PK,
+    );
   });
 });

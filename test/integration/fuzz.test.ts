@@ -152,7 +152,6 @@ describe('fuzz: arbitrary bodies never throw and each record ends in exactly one
       fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 10 }), async (bodies) => {
         const records = bodies.map((text) => sqsRecord(sqsSafe(text)));
         const outcome = await processCostBatch(records, {
-          stream: 'cost-events',
           fifo: false,
           concurrency: 4,
           ledger,

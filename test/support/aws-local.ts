@@ -7,6 +7,7 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/client-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
+import { DEDUP_TABLE, LEDGER_TABLE } from '../../contract/tables';
 import { LOCAL_CREDENTIALS } from './dynamodb-local';
 
 const REGION = 'us-east-1';
@@ -75,14 +76,14 @@ export const createLedgerTables = async (client: DynamoDBClient): Promise<Ledger
     new CreateTableCommand({
       TableName: dedupTable,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: DEDUP_TABLE.partitionKey, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: DEDUP_TABLE.partitionKey, KeyType: 'HASH' }],
     }),
   );
   await client.send(
     new UpdateTimeToLiveCommand({
       TableName: dedupTable,
-      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      TimeToLiveSpecification: { AttributeName: DEDUP_TABLE.expiresAt, Enabled: true },
     }),
   );
   await client.send(
@@ -90,12 +91,12 @@ export const createLedgerTables = async (client: DynamoDBClient): Promise<Ledger
       TableName: ledgerTable,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
+        { AttributeName: LEDGER_TABLE.partitionKey, AttributeType: 'S' },
+        { AttributeName: LEDGER_TABLE.sortKey, AttributeType: 'S' },
       ],
       KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
+        { AttributeName: LEDGER_TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: LEDGER_TABLE.sortKey, KeyType: 'RANGE' },
       ],
     }),
   );

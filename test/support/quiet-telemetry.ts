@@ -1,3 +1,5 @@
+import { ENV } from '../../contract/environment';
+
 // Tests assert outcomes, not log lines: keep Powertools EMF and INFO logs out of the test output.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env[ENV.logLevel] ??= 'SILENT';

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSRecord } from 'aws-lambda';
+import {
+  lambdaContext as simulatedContext,
+  sqsRecord as simulatedRecord,
+  stringAttributes,
+} from '../../local/lambda-sim';
+
+export { sqsEvent } from '../../local/lambda-sim';
 
 export interface RecordOptions {
   messageId?: string;
@@ -8,33 +15,22 @@ export interface RecordOptions {
   receiveCount?: number;
 }
 
-/** An SQS record as Lambda delivers it, around a body string or a JSON value. */
-export const sqsRecord = (body: unknown, options: RecordOptions = {}): SQSRecord => ({
-  messageId: options.messageId ?? randomUUID(),
-  receiptHandle: `rh-${randomUUID()}`,
-  body: typeof body === 'string' ? body : JSON.stringify(body),
-  attributes: {
-    ApproximateReceiveCount: String(options.receiveCount ?? 1),
-    SentTimestamp: '1796300000000',
-    SenderId: 'AIDATEST',
-    ApproximateFirstReceiveTimestamp: '1796300000050',
-    ...(options.groupId
-      ? { MessageGroupId: options.groupId, MessageDeduplicationId: randomUUID() }
-      : {}),
-  },
-  messageAttributes: Object.fromEntries(
-    Object.entries(options.attributes ?? {}).map(([name, value]) => [
-      name,
-      { stringValue: value, dataType: 'String', stringListValues: [], binaryListValues: [] },
-    ]),
-  ),
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:test',
-  awsRegion: 'us-east-1',
-});
+const TEST_QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:test';
 
-export const sqsEvent = (records: SQSRecord[]): SQSEvent => ({ Records: records });
+/** An SQS record as Lambda delivers it, around a body string or a JSON value. */
+export const sqsRecord = (body: unknown, options: RecordOptions = {}): SQSRecord =>
+  simulatedRecord({
+    messageId: options.messageId ?? randomUUID(),
+    receiptHandle: `rh-${randomUUID()}`,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    queueArn: TEST_QUEUE_ARN,
+    receiveCount: options.receiveCount,
+    senderId: 'AIDATEST',
+    ...(options.groupId
+      ? { fifo: { groupId: options.groupId, deduplicationId: randomUUID() } }
+      : {}),
+    messageAttributes: stringAttributes(options.attributes ?? {}),
+  });
 
 /** The SNS notification envelope SQS holds when raw message delivery is off. */
 export const snsEnvelope = (message: unknown, attributes: Record<string, string> = {}): string =>
@@ -49,20 +45,10 @@ export const snsEnvelope = (message: unknown, attributes: Record<string, string>
     ),
   });
 
-export const lambdaContext = (remainingMs = 30_000): Context => {
-  const deadline = Date.now() + remainingMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
+export const lambdaContext = (remainingMs = 30_000): Context =>
+  simulatedContext({
     functionName: 'test-function',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:test-function',
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/test-function',
+    memoryMb: 256,
+    deadline: Date.now() + remainingMs,
     logStreamName: 'test',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-};
+  });

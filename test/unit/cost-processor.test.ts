@@ -1,5 +1,7 @@
+import { ledgerLayout } from '../../lambda/adapters/table-layout';
 import { parseCharge, processCostBatch } from '../../lambda/core/cost-processor';
 import type { StoredCharge } from '../../lambda/core/ledger-decision';
+import { PermanentError } from '../../lambda/core/errors';
 import { fifoGroupId } from '../../lambda/core/keys';
 import {
   refKey,
@@ -15,9 +17,11 @@ import { snsEnvelope, sqsRecord } from '../support/sqs-events';
 
 /** A ledger whose answers a test scripts; it records what it was asked. */
 class ScriptedLedger implements LedgerPort {
+  readonly layout = ledgerLayout('cost-events');
   stale = new Map<string, StoredCharge | null>();
   current = new Map<string, StoredCharge | null>();
   groupAnswers: GroupCommitResult[] = [];
+  commitAnswer: () => Promise<CommitResult> = async () => 'committed';
   calls: string[] = [];
 
   async readCharges(refs: ChargeRef[], options: { consistent?: boolean } = {}) {
@@ -31,7 +35,7 @@ class ScriptedLedger implements LedgerPort {
   }
   async commit(_commit: ChargeCommit): Promise<CommitResult> {
     this.calls.push('commit');
-    return 'committed';
+    return this.commitAnswer();
   }
   async commitGroup(commits: ChargeCommit[]): Promise<GroupCommitResult> {
     this.calls.push(`commitGroup(${commits.length})`);
@@ -66,6 +70,22 @@ describe('processCostBatch decisions around the pre-read', () => {
       'commitGroup(3)',
       'commitGroup(3)',
       'commitGroup(3)',
+    ]);
+  });
+
+  it('groups at most as many records as the ledger layout allows in one transaction', async () => {
+    const ledger = new ScriptedLedger();
+    Object.assign(ledger, { layout: { ...ledger.layout, maxGroupSize: 2 } });
+    const records = ['1', '2', '3', '4', '5'].map((amount) =>
+      sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
+    );
+    const outcome = await processCostBatch(records, options(ledger, deadLetters()));
+    expect(outcome.results.map((r) => r.outcome)).toEqual(Array(5).fill('applied'));
+    expect(ledger.calls).toEqual([
+      'readCharges(eventual)',
+      'commitGroup(2)',
+      'commitGroup(2)',
+      'commitGroup(1)',
     ]);
   });
 
@@ -106,7 +126,7 @@ describe('processCostBatch decisions around the pre-read', () => {
   it('confirms a conflict seen on the eventually consistent pre-read before dead-lettering', async () => {
     const ledger = new ScriptedLedger();
     const v1 = sqsRecord(costEvent({ lineItemId: 'li', version: 1, amount: '1' }));
-    const ref = refKey(parseCharge('cost-events', v1).ref);
+    const ref = refKey(parseCharge(ledgerLayout('cost-events'), v1).ref);
     ledger.stale.set(ref, { version: 1, contentHash: 'another v1', amount: '9', currency: 'USD' });
     ledger.current.set(ref, { version: 2, contentHash: 'v2', amount: '2', currency: 'USD' });
     const dlq = deadLetters();
@@ -119,7 +139,7 @@ describe('processCostBatch decisions around the pre-read', () => {
   it('dead-letters a conflict the consistent read confirms', async () => {
     const ledger = new ScriptedLedger();
     const v1 = sqsRecord(costEvent({ eventId: 'e-1', amount: '1' }));
-    const ref = refKey(parseCharge('cost-events', v1).ref);
+    const ref = refKey(parseCharge(ledgerLayout('cost-events'), v1).ref);
     const other: StoredCharge = {
       version: 0,
       contentHash: 'different',
@@ -230,9 +250,91 @@ describe('processCostBatch: message identity', () => {
     });
     expect(outcome.results.map((r) => r.outcome)).toEqual(['applied']);
     const expected = parseCharge(
-      'cost-events',
+      ledgerLayout('cost-events'),
       sqsRecord({ ...withoutTenant, tenant: 'acme' }),
     ).contentHash;
     expect(outcome.results[0].hash).toBe(expected);
+  });
+});
+
+describe('processCostBatch: what an error means for a record', () => {
+  const rejections = () => {
+    const sent: { messageId: string; code: string; field: string; reason: string }[] = [];
+    const port: DeadLetterPort = {
+      send: async (record, { code, field, reason }) =>
+        void sent.push({ messageId: record.messageId, code, field, reason }),
+    };
+    return { sent, port };
+  };
+
+  it('a charge whose keys the ledger cannot hold is rejected before any I/O, by the ledger layout', async () => {
+    const ledger = new ScriptedLedger();
+    const dlq = rejections();
+    const record = sqsRecord(costEvent({ accountId: 'a'.repeat(2040), amount: '1' }));
+    const outcome = await processCostBatch([record], options(ledger, dlq.port));
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['rejected']);
+    expect(dlq.sent).toEqual([
+      {
+        messageId: record.messageId,
+        code: 'invalid-field',
+        field: 'accountId',
+        reason: expect.stringMatching(/2048-byte key limit/),
+      },
+    ]);
+    expect(ledger.calls).toEqual([]);
+  });
+
+  it('a PermanentError from the ledger dead-letters the record with its reason, never retried', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.commitAnswer = async () => {
+      throw new PermanentError('invalid-field', '$', 'the ledger rejected the charge: too big');
+    };
+    const dlq = rejections();
+    const record = sqsRecord(costEvent({ amount: '1' }));
+    const outcome = await processCostBatch([record], options(ledger, dlq.port));
+    expect(outcome.results[0]).toMatchObject({
+      outcome: 'rejected',
+      reason: 'the ledger rejected the charge: too big',
+      hash: expect.any(String),
+    });
+    expect(outcome.batchItemFailures).toEqual([]);
+    expect(dlq.sent).toEqual([
+      {
+        messageId: record.messageId,
+        code: 'invalid-field',
+        field: '$',
+        reason: 'the ledger rejected the charge: too big',
+      },
+    ]);
+  });
+
+  it('any other error from the ledger is transient, whatever its name: the record is retried', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.commitAnswer = async () => {
+      throw Object.assign(new Error('invalid'), { name: 'ValidationException' });
+    };
+    const dlq = rejections();
+    const record = sqsRecord(costEvent({ amount: '1' }));
+    const outcome = await processCostBatch([record], options(ledger, dlq.port));
+    expect(outcome.results[0]).toMatchObject({ outcome: 'failed', reason: 'ValidationException' });
+    expect(outcome.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(dlq.sent).toEqual([]);
+  });
+
+  it('a record that loses the race on every attempt is failed with that reason and its hash', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.commitAnswer = async () => 'lost-race';
+    const record = sqsRecord(costEvent({ amount: '1' }));
+    const outcome = await processCostBatch([record], {
+      ...options(ledger, deadLetters()),
+      maxAttempts: 3,
+    });
+    expect(outcome.results[0]).toEqual({
+      messageId: record.messageId,
+      outcome: 'failed',
+      hash: parseCharge(ledgerLayout('cost-events'), record).contentHash,
+      reason: 'lost the race on every attempt',
+    });
+    expect(ledger.calls.filter((call) => call === 'commit')).toHaveLength(3);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Alerts: detect the format of one decoded message by its shape and normalize it.
  * Plain text is an AWS Budgets notification or nothing; a JSON object is a GCP budget notification
- * (any of its three wrappings), an AWS Cost Anomaly Detection alert or our canonical alert; a message
- * that matches more than one shape is rejected as ambiguous. A message over its format's size cap is
+ * (any of its three wrappings), an AWS Cost Anomaly Detection alert or our canonical alert, detected by
+ * shape (`dispatch.ts`). A message over its format's size cap is
  * rejected (`too-large`) before it is parsed; text is measured before detection, JSON once its format
  * is known.
  */
@@ -12,15 +12,10 @@ import { looksAwsBudgets, parseAwsBudgets } from './alert-aws-budgets';
 import { looksCanonicalAlert, parseCanonicalAlert } from './alert-canonical';
 import { looksCostAnomaly, parseCostAnomaly } from './alert-cost-anomaly';
 import { looksGcpBudget, parseGcpBudget } from './alert-gcp-budget';
-import { isObject, preview, type JsonObject } from './fields';
+import { detectFormat, type FormatParser } from './dispatch';
+import { isObject, preview } from './fields';
 
-interface AlertFormatParser {
-  format: AlertFormat;
-  looks: (message: JsonObject) => boolean;
-  parse: (message: JsonObject, attributes: Record<string, string>) => AlertEvent;
-}
-
-const JSON_FORMATS: readonly AlertFormatParser[] = [
+const JSON_FORMATS: readonly FormatParser<AlertFormat, AlertEvent>[] = [
   { format: 'gcp-budget', looks: looksGcpBudget, parse: parseGcpBudget },
   { format: 'cost-anomaly', looks: looksCostAnomaly, parse: parseCostAnomaly },
   { format: 'canonical', looks: looksCanonicalAlert, parse: parseCanonicalAlert },
@@ -66,16 +61,7 @@ export const parseAlertEvent = (decoded: DecodedRecord): AlertEvent => {
   }
   if (!isObject(message))
     return fail('unknown-format', '$', `expected a JSON object or text, got ${preview(message)}`);
-  const matches = JSON_FORMATS.filter((candidate) => candidate.looks(message));
-  if (matches.length === 0) return fail('unknown-format', '$', UNKNOWN);
-  if (matches.length > 1) {
-    return fail(
-      'unknown-format',
-      '$',
-      `ambiguous: has fields of ${matches.map((m) => m.format).join(' and ')}`,
-    );
-  }
-  const [{ format, parse }] = matches;
+  const { format, parse } = detectFormat(JSON_FORMATS, message, UNKNOWN);
   requireWithinCap(format, utf8Bytes(JSON.stringify(message)));
   return parse(message, attributes);
 };

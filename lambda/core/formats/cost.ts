@@ -1,22 +1,13 @@
-/**
- * Cost events: detect the format of one decoded message by its shape and normalize it.
- * A format matches when the message has at least one of its distinctive keys; a message with
- * distinctive keys of two formats is rejected as ambiguous rather than guessed.
- */
+/** Cost events: detect the format of one decoded message by its shape (`dispatch.ts`) and normalize it. */
 import { fail } from '../errors';
 import type { CostEvent, CostFormat, DecodedRecord } from '../events';
 import { looksCanonicalCost, parseCanonicalCost } from './cost-canonical';
 import { looksFocusRow, parseFocusRow } from './cost-focus';
 import { looksSnakeCase, parseSnakeCase } from './cost-snake-case';
-import { isObject, preview, type JsonObject } from './fields';
+import { detectFormat, type FormatParser } from './dispatch';
+import { isObject, preview } from './fields';
 
-interface CostFormatParser {
-  format: CostFormat;
-  looks: (message: JsonObject) => boolean;
-  parse: (message: JsonObject, attributes: Record<string, string>) => CostEvent;
-}
-
-const FORMATS: readonly CostFormatParser[] = [
+const FORMATS: readonly FormatParser<CostFormat, CostEvent>[] = [
   { format: 'canonical', looks: looksCanonicalCost, parse: parseCanonicalCost },
   { format: 'focus', looks: looksFocusRow, parse: parseFocusRow },
   { format: 'snake-case', looks: looksSnakeCase, parse: parseSnakeCase },
@@ -30,16 +21,10 @@ export const parseCostEvent = (
     return fail('malformed-body', '$', 'message is not a JSON object (not JSON)');
   if (!isObject(message))
     return fail('unknown-format', '$', `expected a JSON object, got ${preview(message)}`);
-  const matches = FORMATS.filter((candidate) => candidate.looks(message));
-  if (matches.length === 0)
-    return fail('unknown-format', '$', 'not a canonical, FOCUS or snake_case cost event');
-  if (matches.length > 1) {
-    return fail(
-      'unknown-format',
-      '$',
-      `ambiguous: has fields of ${matches.map((m) => m.format).join(' and ')}`,
-    );
-  }
-  const [{ format, parse }] = matches;
+  const { format, parse } = detectFormat(
+    FORMATS,
+    message,
+    'not a canonical, FOCUS or snake_case cost event',
+  );
   return { event: parse(message, attributes), format };
 };

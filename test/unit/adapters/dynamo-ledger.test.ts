@@ -8,7 +8,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoLedger } from '../../../lambda/adapters/dynamo-ledger';
+import { ledgerLayout } from '../../../lambda/adapters/table-layout';
 import { parseCharge } from '../../../lambda/core/cost-processor';
+import { PermanentError } from '../../../lambda/core/errors';
 import { refKey, type ChargeCommit } from '../../../lambda/core/ports';
 import { costEvent, type CostEventInput } from '../../support/cost-events';
 import { sqsRecord } from '../../support/sqs-events';
@@ -36,7 +38,7 @@ const ledger = () =>
 
 /** A commit of a new charge, as the processor builds it. */
 const newCharge = (input: CostEventInput): ChargeCommit => {
-  const charge = parseCharge(STREAM, sqsRecord(costEvent(input)));
+  const charge = parseCharge(ledgerLayout(STREAM), sqsRecord(costEvent(input)));
   return {
     claimKey: charge.claimKey,
     ref: charge.ref,
@@ -185,6 +187,47 @@ describe('DynamoLedger.commit reads the cancellation reasons', () => {
     const throttled = cancelled('None', 'ThrottlingError', 'None');
     dynamo.on(TransactWriteItemsCommand).rejects(throttled);
     await expect(ledger().commit(newCharge({ amount: '1' }))).rejects.toBe(throttled);
+  });
+
+  it('a ValidationException (DynamoDB Local refusing an invalid item) is a PermanentError with its reason', async () => {
+    dynamo.on(TransactWriteItemsCommand).rejects(
+      Object.assign(
+        new Error(
+          'Number overflow. Attempting to store a number with magnitude larger than supported range',
+        ),
+        {
+          name: 'ValidationException',
+        },
+      ),
+    );
+    const refused = ledger().commit(newCharge({ amount: '1' }));
+    await expect(refused).rejects.toBeInstanceOf(PermanentError);
+    await expect(refused).rejects.toMatchObject({
+      code: 'invalid-field',
+      field: '$',
+      reason:
+        'the ledger rejected the charge: Number overflow. Attempting to store a number with magnitude larger than supported range',
+    });
+  });
+
+  it("a transaction cancelled because an item is invalid is a PermanentError naming DynamoDB's reason", async () => {
+    dynamo.on(TransactWriteItemsCommand).rejects(
+      new TransactionCanceledException({
+        message: 'Transaction cancelled',
+        $metadata: {},
+        CancellationReasons: [
+          { Code: 'None' },
+          { Code: 'None' },
+          { Code: 'ValidationError', Message: 'too many digits' },
+        ],
+      }),
+    );
+    const refused = ledger().commitGroup([newCharge({ amount: '1' })]);
+    await expect(refused).rejects.toBeInstanceOf(PermanentError);
+    await expect(refused).rejects.toMatchObject({
+      reason:
+        'the ledger rejected the charge: DynamoDB refused the write as invalid: too many digits',
+    });
   });
 
   it('an error that is not a cancellation is passed on unchanged', async () => {

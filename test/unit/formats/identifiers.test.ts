@@ -6,12 +6,8 @@ import {
   requiredIdentifier,
   requiredName,
 } from '../../../lambda/core/formats/fields';
-import {
-  alertKey,
-  costContentHash,
-  costIdentity,
-  ledgerPartitionKey,
-} from '../../../lambda/core/keys';
+import { alertKey, costContentHash, costIdentity } from '../../../lambda/core/keys';
+import { ledgerPartitionKey } from '../../../lambda/adapters/table-layout';
 import { fixtureJson, fixtureText, record, rejection, rejectionOf } from './helpers';
 
 type Json = Record<string, unknown>;

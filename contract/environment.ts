@@ -1,0 +1,104 @@
+/**
+ * The consumers' environment: every variable name, how lib/ writes it (`consumerEnvironment`,
+ * values may be CDK tokens) and how lambda/ reads it back (the `read*` parsers, errors that name
+ * the variable). Defaults shared with the CDK configuration live here too.
+ */
+
+/** Variable names by the setting they carry. */
+export const ENV = {
+  streamName: 'STREAM_NAME',
+  queueKind: 'QUEUE_KIND',
+  deliveryMode: 'DELIVERY_MODE',
+  dlqUrl: 'DLQ_URL',
+  dedupTableName: 'DEDUP_TABLE_NAME',
+  dedupTtlSeconds: 'DEDUP_TTL_SECONDS',
+  maxConcurrency: 'MAX_CONCURRENCY',
+  ledgerTableName: 'LEDGER_TABLE_NAME',
+  notificationsTopicArn: 'NOTIFICATIONS_TOPIC_ARN',
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  logLevel: 'POWERTOOLS_LOG_LEVEL',
+} as const;
+
+export type EnvSetting = keyof typeof ENV;
+export type EnvName = (typeof ENV)[EnvSetting];
+
+export const QUEUE_KINDS = ['fifo', 'standard'] as const;
+export type QueueKind = (typeof QUEUE_KINDS)[number];
+
+/** `raw`: raw message delivery (every subscription of the app); `envelope`: the SNS notification JSON. */
+export const DELIVERY_MODES = ['raw', 'envelope'] as const;
+export type DeliveryMode = (typeof DELIVERY_MODES)[number];
+
+export const SECONDS_PER_DAY = 86_400;
+/** Dedup claim lifetime: the CDK default (`dedupTtlDays`) and the consumers' fallback. */
+export const DEFAULT_DEDUP_TTL_DAYS = 35;
+export const DEFAULT_DEDUP_TTL_SECONDS = DEFAULT_DEDUP_TTL_DAYS * SECONDS_PER_DAY;
+/** Records processed concurrently in one invocation: the CDK default (`inBatchConcurrency`) and the consumers' fallback. */
+export const DEFAULT_MAX_CONCURRENCY = 8;
+export const DEFAULT_QUEUE_KIND: QueueKind = 'standard';
+export const DEFAULT_DELIVERY_MODE: DeliveryMode = 'raw';
+
+/** Values of a consumer's environment; every one optional so tests and tools can set a subset. */
+export type ConsumerEnvironment = {
+  readonly [S in EnvSetting]?: S extends 'queueKind'
+    ? QueueKind
+    : S extends 'deliveryMode'
+      ? DeliveryMode
+      : S extends 'dedupTtlSeconds' | 'maxConcurrency'
+        ? number
+        : string;
+};
+
+/** Environment variables of a consumer, in the order the values are given. */
+export const consumerEnvironment = (values: ConsumerEnvironment): Record<string, string> => {
+  const variables: Record<string, string> = {};
+  for (const [setting, value] of Object.entries(values) as [EnvSetting, unknown][])
+    if (value !== undefined) variables[ENV[setting]] = String(value);
+  return variables;
+};
+
+export type EnvironmentSource = Readonly<Record<string, string | undefined>>;
+
+const trimmed = (env: EnvironmentSource, name: EnvName): string | undefined =>
+  env[name]?.trim() || undefined;
+
+export const readRequired = (env: EnvironmentSource, name: EnvName): string => {
+  const value = trimmed(env, name);
+  if (!value) throw new Error(`Environment variable ${name} is not set`);
+  return value;
+};
+
+export const readOptional = (env: EnvironmentSource, name: EnvName): string | undefined =>
+  trimmed(env, name);
+
+export const readPositiveInteger = (
+  env: EnvironmentSource,
+  name: EnvName,
+  fallback: number,
+): number => {
+  const text = trimmed(env, name);
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`Environment variable ${name} must be a positive integer`);
+  return value;
+};
+
+export const readQueueKind = (env: EnvironmentSource): QueueKind => {
+  const text = trimmed(env, ENV.queueKind) ?? DEFAULT_QUEUE_KIND;
+  const kind = QUEUE_KINDS.find((candidate) => candidate === text);
+  if (!kind) throw new Error(`Environment variable ${ENV.queueKind} must be fifo or standard`);
+  return kind;
+};
+
+export const readDeliveryMode = (env: EnvironmentSource): DeliveryMode => {
+  const text = trimmed(env, ENV.deliveryMode) ?? DEFAULT_DELIVERY_MODE;
+  const mode = DELIVERY_MODES.find((candidate) => candidate === text);
+  if (!mode)
+    throw new Error(
+      `Environment variable ${ENV.deliveryMode} must be raw or envelope (the subscription's raw ` +
+        `message delivery on or off), got ${JSON.stringify(text)}`,
+    );
+  return mode;
+};

@@ -1,0 +1,48 @@
+import { STREAMS, STREAM_NAMES, type StreamName, streamNamed } from './streams';
+
+/** CloudFormation output ids of the stateful stack (tables and keys). */
+export const STATEFUL_OUTPUTS = {
+  dedupTableName: 'DedupTableName',
+  ledgerTableName: 'LedgerTableName',
+  dataKeyArn: 'DataKeyArn',
+  messagingKeyArn: 'MessagingKeyArn',
+} as const;
+
+/** Stack-wide output ids of the stateless stack; each stream adds its own (`streamOutputs`). */
+export const STATELESS_OUTPUTS = {
+  stage: 'Stage',
+  costEventsStreamKind: 'CostEventsStreamKind',
+  notificationsTopicArn: 'NotificationsTopicArn',
+  opsTopicArn: 'OpsTopicArn',
+  dlqOperatorRoleArn: 'DlqOperatorRoleArn',
+  dashboardName: 'DashboardName',
+} as const;
+
+/** Every output id: the stacks write them, the CLI and the local run read them. */
+export const STACK_OUTPUTS = {
+  ...STATEFUL_OUTPUTS,
+  ...STATELESS_OUTPUTS,
+  exportBucketName: 'ExportBucketName',
+} as const;
+
+/** Output ids of one stream's topic, queues and consumer. */
+export const streamOutputs = (stream: StreamName) => {
+  const prefix = streamNamed(stream).outputPrefix;
+  return {
+    topicArn: `${prefix}TopicArn`,
+    queueUrl: `${prefix}QueueUrl`,
+    queueArn: `${prefix}QueueArn`,
+    dlqUrl: `${prefix}DlqUrl`,
+    dlqArn: `${prefix}DlqArn`,
+    consumerFunctionName: `${prefix}ConsumerFunctionName`,
+  } as const;
+};
+
+export const COST_OUTPUTS = streamOutputs(STREAMS.costEvents.name);
+export const ALERT_OUTPUTS = streamOutputs(STREAMS.budgetAlerts.name);
+
+/** Every output id the stateless stack writes. */
+export const statelessOutputIds = (): string[] => [
+  ...Object.values(STATELESS_OUTPUTS),
+  ...STREAM_NAMES.flatMap((stream) => Object.values(streamOutputs(stream))),
+];

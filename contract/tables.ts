@@ -1,0 +1,14 @@
+/**
+ * Attribute names of the two tables. The stateful stack declares the keys and the TTL attribute;
+ * the adapters in lambda/adapters write and read the items; docs/architecture.md lists every item kind.
+ */
+export const DEDUP_TABLE = {
+  partitionKey: 'pk',
+  /** Epoch seconds; DynamoDB TTL deletes lazily, so every condition treats `expiresAt < now` as absent. */
+  expiresAt: 'expiresAt',
+} as const;
+
+export const LEDGER_TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+} as const;

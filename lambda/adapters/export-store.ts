@@ -1,0 +1,697 @@
+/**
+ * Export executions in the ledger table: plans, chunk commits, CSV cursors, the CURRENT snapshot
+ * pointer of each (tenant, source, billing period), the per-account SNAPSHOT items and the diffs.
+ * Item layout and protocol: docs/exports.md. Money is an exact decimal string everywhere: DynamoDB `N`
+ * values are written from and read back to strings, never JS numbers.
+ */
+import {
+  BatchWriteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+  TransactionCanceledException,
+  UpdateItemCommand,
+  ConditionalCheckFailedException,
+  type AttributeValue,
+  type DynamoDBClient,
+  type TransactWriteItem,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
+import { fail } from '../core/errors';
+import { ledgerPartitionKeyOf } from './table-layout';
+import { sumTotals, type ChargeTotals } from '../core/exports/charge-totals';
+import {
+  MAX_REJECTION_SAMPLES,
+  type ChunkResult,
+  type RejectionSample,
+} from '../core/exports/chunk';
+import type { ExecutionPlan, ExportTask, PlannedFile } from '../core/exports/plan';
+import type {
+  CommitOutcome,
+  ExecutionRef,
+  ExportStorePort,
+  SwitchOutcome,
+  TaskCursor,
+} from '../core/exports/run-task';
+import { diffSnapshots, type AccountDelta, type SnapshotDiff } from '../core/exports/snapshot';
+import { decimalOf } from './dynamo-ledger';
+
+export type ExecutionStatus = 'planned' | 'current' | 'superseded' | 'failed';
+
+export interface ExecutionRecord extends ExecutionRef {
+  status: ExecutionStatus;
+  order: string;
+  manifestKey: string;
+  exportArn: string;
+  tasksTotal: number;
+  tasksDone: number;
+  rows: number;
+  rejectedRows: number;
+  createdAt: string;
+  switchedAt?: string;
+  failure?: string;
+  files: PlannedFile[];
+  tasks: ExportTask[];
+}
+
+export interface ExecutionRejections {
+  rejectedByReason: Record<string, number>;
+  samples: RejectionSample[];
+}
+
+export interface StoredDiff extends SnapshotDiff {
+  switchedAt: string;
+}
+
+export interface ExportStoreOptions {
+  client: DynamoDBClient;
+  ledgerTable: string;
+  now?: () => number;
+}
+
+const S = (value: string): AttributeValue => ({ S: value });
+const N = (value: string | number): AttributeValue => ({ N: String(value) });
+const count = (value: AttributeValue | undefined): number => Number(value?.N ?? '0');
+
+export const CURRENT_SK = 'CURRENT';
+export const exportPartitionKey = (tenant: string, source: string, period: string): string =>
+  `EXPORT#${tenant}#${source}#${period}`;
+const execSk = (executionId: string): string => `EXEC#${executionId}`;
+const chunkPrefix = (executionId: string): string => `EXEC#${executionId}#CHUNK#`;
+const cursorSk = (executionId: string, taskIndex: number): string =>
+  `CURSOR#${executionId}#${String(taskIndex).padStart(5, '0')}`;
+export const snapshotSortKey = (source: string, executionId: string): string =>
+  `SNAPSHOT#${source}#${executionId}`;
+const pkOf = (ref: ExecutionRef): string => exportPartitionKey(ref.tenant, ref.source, ref.period);
+
+/** One part of a chunk's totals stays well inside DynamoDB's 400 KB item limit. */
+const PART_BYTES = 300_000;
+/** A transaction carries at most 4 MB: the parts of one chunk stay under it with room for the rest. */
+const MAX_PARTS = 12;
+const MAX_SAMPLE_REASON = 300;
+const POINTER_SET =
+  'SET executionId = :id, #order = :order, switchedAt = :at, tenant = :tenant, #source = :source, #period = :period';
+const CONTENDED_ATTEMPTS = 5;
+const SWITCH_ATTEMPTS = 8;
+const BATCH_WRITE_LIMIT = 25;
+
+const reasonsOf = (error: unknown): string[] | undefined =>
+  error instanceof TransactionCanceledException
+    ? (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None')
+    : undefined;
+const onlyContention = (codes: string[]): boolean =>
+  codes.every((code) => code === 'None' || code === 'TransactionConflict');
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+
+/** Splits a chunk's totals JSON into parts under the item size limit. */
+export const totalsParts = (totals: ChargeTotals, chunkId: string): string[] => {
+  const json = JSON.stringify(totals);
+  const parts: string[] = [];
+  let start = 0;
+  while (start < json.length) {
+    let end = Math.min(json.length, start + PART_BYTES);
+    while (Buffer.byteLength(json.slice(start, end)) > PART_BYTES) end -= 1024;
+    // Never cut a surrogate pair: each part is stored as UTF-8 on its own.
+    if (end < json.length && /[\uD800-\uDBFF]/.test(json[end - 1])) end -= 1;
+    parts.push(json.slice(start, end));
+    start = end;
+  }
+  if (parts.length > MAX_PARTS) {
+    return fail(
+      'too-large',
+      `chunk ${chunkId}`,
+      `its totals take ${parts.length} parts of ${PART_BYTES} bytes (at most ${MAX_PARTS} fit a transaction): lower the sub-chunk rows or the Parquet rows per task`,
+    );
+  }
+  return parts.length === 0 ? ['{}'] : parts;
+};
+
+const sampleValue = (sample: RejectionSample): AttributeValue => ({
+  M: {
+    objectKey: S(sample.objectKey),
+    row: N(sample.row),
+    reason: S(sample.reason.slice(0, MAX_SAMPLE_REASON)),
+  },
+});
+const sampleOf = (value: AttributeValue): RejectionSample => ({
+  objectKey: value.M?.objectKey?.S ?? '',
+  row: count(value.M?.row),
+  reason: value.M?.reason?.S ?? '',
+});
+const countsValue = (counts: Record<string, number>): AttributeValue => ({
+  M: Object.fromEntries(Object.entries(counts).map(([key, value]) => [key, N(value)])),
+});
+const countsOf = (value: AttributeValue | undefined): Record<string, number> =>
+  Object.fromEntries(Object.entries(value?.M ?? {}).map(([key, item]) => [key, count(item)]));
+
+const executionOf = (item: Record<string, AttributeValue>): ExecutionRecord => ({
+  tenant: item.tenant?.S ?? '',
+  source: item.source?.S ?? '',
+  period: item.period?.S ?? '',
+  executionId: item.executionId?.S ?? '',
+  status: (item.status?.S ?? 'planned') as ExecutionStatus,
+  order: item.order?.S ?? '',
+  manifestKey: item.manifestKey?.S ?? '',
+  exportArn: item.exportArn?.S ?? '',
+  tasksTotal: count(item.tasksTotal),
+  tasksDone: count(item.tasksDone),
+  rows: count(item.rows),
+  rejectedRows: count(item.rejectedRows),
+  createdAt: item.createdAt?.S ?? '',
+  ...(item.switchedAt?.S ? { switchedAt: item.switchedAt.S } : {}),
+  ...(item.failure?.S ? { failure: item.failure.S } : {}),
+  files: (item.files?.L ?? []).map((file) => ({
+    key: file.M?.key?.S ?? '',
+    format: (file.M?.format?.S ?? 'csv') as PlannedFile['format'],
+    size: count(file.M?.size),
+  })),
+  tasks: JSON.parse(item.tasks?.S ?? '[]') as ExportTask[],
+});
+
+/** A snapshot item's per-currency totals and services, `N` values kept exact. */
+const snapshotItem = (
+  ref: ExecutionRef,
+  order: string,
+  accountId: string,
+  currencies: ChargeTotals[string],
+): Record<string, AttributeValue> => ({
+  pk: S(ledgerPartitionKeyOf(ref.tenant, accountId, ref.period)),
+  sk: S(snapshotSortKey(ref.source, ref.executionId)),
+  tenant: S(ref.tenant),
+  accountId: S(accountId),
+  period: S(ref.period),
+  source: S(ref.source),
+  executionId: S(ref.executionId),
+  order: S(order),
+  totals: {
+    M: Object.fromEntries(
+      Object.entries(currencies).map(([currency, totals]) => [
+        currency,
+        { M: { total: N(totals.total), charges: N(totals.charges) } },
+      ]),
+    ),
+  },
+  services: {
+    M: Object.fromEntries(
+      Object.entries(currencies).map(([currency, totals]) => [
+        currency,
+        {
+          M: Object.fromEntries(
+            Object.entries(totals.services).map(([service, amount]) => [service, N(amount)]),
+          ),
+        },
+      ]),
+    ),
+  },
+});
+
+/** Per currency {total, charges} of a SNAPSHOT item (for the ledger total rule). */
+export const snapshotTotalsOf = (
+  item: Record<string, AttributeValue>,
+): Record<string, { total: string; charges: number }> =>
+  Object.fromEntries(
+    Object.entries(item.totals?.M ?? {}).map(([currency, value]) => [
+      currency,
+      { total: decimalOf(value.M?.total), charges: count(value.M?.charges) },
+    ]),
+  );
+
+const diffItem = (pk: string, diff: SnapshotDiff, switchedAt: string) => {
+  const full = JSON.stringify(diff.accounts);
+  // A diff of every service of thousands of accounts can outgrow an item: keep the account totals then.
+  const accounts =
+    Buffer.byteLength(full) <= PART_BYTES
+      ? full
+      : JSON.stringify(diff.accounts.map((account) => ({ ...account, services: [] })));
+  return {
+    pk: S(pk),
+    sk: S(`DIFF#${switchedAt}#${diff.executionId}`),
+    executionId: S(diff.executionId),
+    ...(diff.previousExecutionId ? { previousExecutionId: S(diff.previousExecutionId) } : {}),
+    switchedAt: S(switchedAt),
+    accounts: S(accounts),
+    servicesOmitted: { BOOL: accounts !== full },
+  };
+};
+
+const diffOf = (item: Record<string, AttributeValue>): StoredDiff => ({
+  executionId: item.executionId?.S ?? '',
+  ...(item.previousExecutionId?.S ? { previousExecutionId: item.previousExecutionId.S } : {}),
+  switchedAt: item.switchedAt?.S ?? '',
+  accounts: JSON.parse(item.accounts?.S ?? '[]') as AccountDelta[],
+});
+
+export class ExportStore implements ExportStorePort {
+  private readonly now: () => number;
+
+  constructor(private readonly options: ExportStoreOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  private get table(): string {
+    return this.options.ledgerTable;
+  }
+
+  private async getItem(pk: string, sk: string) {
+    const response = await this.options.client.send(
+      new GetItemCommand({
+        TableName: this.table,
+        Key: { pk: S(pk), sk: S(sk) },
+        ConsistentRead: true,
+      }),
+    );
+    return response.Item;
+  }
+
+  private async queryAll(
+    pk: string,
+    prefix: string,
+    projection?: string,
+  ): Promise<Record<string, AttributeValue>[]> {
+    const items: Record<string, AttributeValue>[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await this.options.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': S(pk), ':prefix': S(prefix) },
+          ...(projection ? { ProjectionExpression: projection } : {}),
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  /** Records the plan once. A redelivered manifest finds it: `duplicate`, nothing planned again. */
+  async recordPlan(plan: ExecutionPlan): Promise<'planned' | 'duplicate'> {
+    const item: Record<string, AttributeValue> = {
+      pk: S(exportPartitionKey(plan.tenant, plan.source, plan.period)),
+      sk: S(execSk(plan.executionId)),
+      tenant: S(plan.tenant),
+      source: S(plan.source),
+      period: S(plan.period),
+      executionId: S(plan.executionId),
+      status: S('planned'),
+      order: S(plan.order),
+      manifestKey: S(plan.manifestKey),
+      exportArn: S(plan.exportArn),
+      tasksTotal: N(plan.tasks.length),
+      tasksDone: N(0),
+      rows: N(0),
+      rejectedRows: N(0),
+      createdAt: S(new Date(this.now()).toISOString()),
+      files: {
+        L: plan.files.map((file) => ({
+          M: { key: S(file.key), format: S(file.format), size: N(file.size) },
+        })),
+      },
+      tasks: S(JSON.stringify(plan.tasks)),
+    };
+    if (Buffer.byteLength(JSON.stringify(item)) > PART_BYTES) {
+      fail(
+        'too-large',
+        'dataFiles',
+        `the plan of ${plan.files.length} files and ${plan.tasks.length} tasks does not fit one item: raise the Parquet rows per task`,
+      );
+    }
+    try {
+      await this.options.client.send(
+        new PutItemCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return 'planned';
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return 'duplicate';
+      throw error;
+    }
+  }
+
+  async readCursor(ref: ExecutionRef, task: ExportTask): Promise<TaskCursor> {
+    const item = await this.getItem(pkOf(ref), cursorSk(ref.executionId, task.index));
+    return { committedRows: count(item?.committedRows), done: item?.done?.BOOL === true };
+  }
+
+  async readExecution(ref: ExecutionRef): Promise<ExecutionRecord | undefined> {
+    const item = await this.getItem(pkOf(ref), execSk(ref.executionId));
+    return item ? executionOf(item) : undefined;
+  }
+
+  /** Rejected rows of an execution, per reason, with the first samples (file and row). */
+  async readRejections(ref: ExecutionRef): Promise<ExecutionRejections> {
+    const chunks = await this.queryAll(
+      pkOf(ref),
+      chunkPrefix(ref.executionId),
+      'sk, rejectedByReason, samples',
+    );
+    const rejectedByReason: Record<string, number> = {};
+    const samples: RejectionSample[] = [];
+    for (const chunk of chunks) {
+      for (const [reason, rows] of Object.entries(countsOf(chunk.rejectedByReason))) {
+        rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + rows;
+      }
+      samples.push(...(chunk.samples?.L ?? []).map(sampleOf));
+    }
+    return { rejectedByReason, samples: samples.slice(0, MAX_REJECTION_SAMPLES) };
+  }
+
+  async listExecutions(tenant: string, source: string, period: string): Promise<ExecutionRecord[]> {
+    const items = await this.queryAll(exportPartitionKey(tenant, source, period), 'EXEC#');
+    return items
+      .filter((item) => item.tasksTotal !== undefined)
+      .map(executionOf)
+      .sort((a, b) => a.order.localeCompare(b.order));
+  }
+
+  async readDiffs(tenant: string, source: string, period: string): Promise<StoredDiff[]> {
+    return (await this.queryAll(exportPartitionKey(tenant, source, period), 'DIFF#')).map(diffOf);
+  }
+
+  /** The CURRENT pointer of a (tenant, source, period), if any execution is current. */
+  async readCurrent(
+    tenant: string,
+    source: string,
+    period: string,
+  ): Promise<{ executionId: string; order: string; switchedAt: string } | undefined> {
+    const item = await this.getItem(exportPartitionKey(tenant, source, period), CURRENT_SK);
+    return item?.executionId?.S
+      ? {
+          executionId: item.executionId.S,
+          order: item.order?.S ?? '',
+          switchedAt: item.switchedAt?.S ?? '',
+        }
+      : undefined;
+  }
+
+  /**
+   * One transaction per sub-chunk: the CHUNK item (written once), the CSV cursor moved from the
+   * sub-chunk's first row to its end, and the execution's counters. A replay fails the CHUNK condition
+   * and is `already-committed`.
+   */
+  async commitChunk(ref: ExecutionRef, result: ChunkResult): Promise<CommitOutcome> {
+    const items = this.chunkTransaction(ref, result);
+    let outcome: CommitOutcome['outcome'] | undefined;
+    for (let attempt = 0; outcome === undefined; attempt += 1) {
+      try {
+        await this.options.client.send(new TransactWriteItemsCommand({ TransactItems: items }));
+        outcome = 'committed';
+      } catch (error) {
+        const codes = reasonsOf(error);
+        if (!codes) throw error;
+        if (codes[0] === 'ConditionalCheckFailed') outcome = 'already-committed';
+        else if (codes.includes('ValidationError')) {
+          throw new Error(`chunk ${result.chunkId} of ${ref.executionId} is invalid: ${error}`);
+        } else if (codes[items.length - 1] === 'ConditionalCheckFailed') {
+          throw new Error(`execution ${ref.executionId} of ${pkOf(ref)} has no plan`);
+        } else if (codes.includes('ConditionalCheckFailed')) {
+          // The CHUNK item is not there but the cursor has moved: another worker read the file with
+          // other sub-chunk bounds. Nothing was written; the redelivered task resumes at the cursor.
+          throw new Error(
+            `the cursor of task ${result.taskIndex} of ${ref.executionId} is not at row ${result.fromRow}`,
+          );
+        } else if (!onlyContention(codes) || attempt + 1 >= CONTENDED_ATTEMPTS) throw error;
+        else await pause(attempt);
+      }
+    }
+    const execution = await this.readExecution(ref);
+    return {
+      outcome,
+      complete: execution !== undefined && execution.tasksDone >= execution.tasksTotal,
+    };
+  }
+
+  private chunkTransaction(ref: ExecutionRef, result: ChunkResult): TransactWriteItem[] {
+    const pk = pkOf(ref);
+    const chunkSk = `${chunkPrefix(ref.executionId)}${result.chunkId}`;
+    const parts = totalsParts(result.totals, result.chunkId);
+    const items: TransactWriteItem[] = [
+      {
+        Put: {
+          TableName: this.table,
+          Item: {
+            pk: S(pk),
+            sk: S(chunkSk),
+            taskIndex: N(result.taskIndex),
+            fromRow: N(result.fromRow),
+            toRow: N(result.toRow),
+            rows: N(result.rows),
+            rejectedRows: N(result.rejectedRows),
+            rejectedByReason: countsValue(result.rejectedByReason),
+            samples: { L: result.samples.map(sampleValue) },
+            parts: N(parts.length),
+            totals: S(parts[0]),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      ...parts.slice(1).map((part, index): TransactWriteItem => ({
+        Put: {
+          TableName: this.table,
+          Item: {
+            pk: S(pk),
+            sk: S(`${chunkSk}#PART#${String(index + 1).padStart(2, '0')}`),
+            totals: S(part),
+          },
+        },
+      })),
+    ];
+    const task = result.chunkId.includes('.');
+    if (task) {
+      items.push({
+        Update: {
+          TableName: this.table,
+          Key: { pk: S(pk), sk: S(cursorSk(ref.executionId, result.taskIndex)) },
+          UpdateExpression: `SET committedRows = :to${result.last ? ', done = :true' : ''}`,
+          ConditionExpression:
+            result.fromRow === 0
+              ? 'attribute_not_exists(committedRows)'
+              : 'committedRows = :from AND attribute_not_exists(done)',
+          ExpressionAttributeValues: {
+            ':to': N(result.toRow),
+            ...(result.fromRow === 0 ? {} : { ':from': N(result.fromRow) }),
+            ...(result.last ? { ':true': { BOOL: true } } : {}),
+          },
+        },
+      });
+    }
+    items.push({
+      Update: {
+        TableName: this.table,
+        Key: { pk: S(pk), sk: S(execSk(ref.executionId)) },
+        UpdateExpression: `ADD #rows :rows, rejectedRows :rejected${result.last ? ', tasksDone :one' : ''}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#rows': 'rows' },
+        ExpressionAttributeValues: {
+          ':rows': N(result.rows),
+          ':rejected': N(result.rejectedRows),
+          ...(result.last ? { ':one': N(1) } : {}),
+        },
+      },
+    });
+    return items;
+  }
+
+  /** The exact sum of an execution's committed chunk totals. */
+  async readSnapshotTotals(ref: ExecutionRef): Promise<ChargeTotals> {
+    const items = await this.queryAll(pkOf(ref), chunkPrefix(ref.executionId), 'sk, totals');
+    const bySk = new Map(items.map((item) => [item.sk?.S ?? '', item.totals?.S ?? '']));
+    const chunks = [...bySk.keys()].filter((sk) => !sk.includes('#PART#')).sort();
+    return sumTotals(
+      chunks.map((sk) => {
+        const parts = [...bySk.keys()].filter((key) => key.startsWith(`${sk}#PART#`)).sort();
+        return JSON.parse(
+          [bySk.get(sk), ...parts.map((key) => bySk.get(key))].join(''),
+        ) as ChargeTotals;
+      }),
+    );
+  }
+
+  private async putSnapshots(
+    ref: ExecutionRef,
+    order: string,
+    totals: ChargeTotals,
+  ): Promise<void> {
+    let pending: WriteRequest[] = Object.entries(totals).map(([accountId, currencies]) => ({
+      PutRequest: { Item: snapshotItem(ref, order, accountId, currencies) },
+    }));
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      const batch = pending.slice(0, BATCH_WRITE_LIMIT);
+      pending = pending.slice(BATCH_WRITE_LIMIT);
+      const response = await this.options.client.send(
+        new BatchWriteItemCommand({ RequestItems: { [this.table]: batch } }),
+      );
+      const unprocessed = response.UnprocessedItems?.[this.table] ?? [];
+      if (unprocessed.length > 0) {
+        pending.push(...unprocessed);
+        await pause(Math.min(attempt, 6));
+      }
+    }
+  }
+
+  private async markSuperseded(ref: ExecutionRef): Promise<void> {
+    await this.options.client
+      .send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: { pk: S(pkOf(ref)), sk: S(execSk(ref.executionId)) },
+          UpdateExpression: 'SET #status = :superseded',
+          ConditionExpression: '#status = :planned',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':superseded': S('superseded'), ':planned': S('planned') },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
+  }
+
+  /** An execution that cannot be read (a broken file) never becomes current; the previous one stays. */
+  async markFailed(ref: ExecutionRef, failure: string): Promise<void> {
+    await this.options.client
+      .send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: { pk: S(pkOf(ref)), sk: S(execSk(ref.executionId)) },
+          UpdateExpression: 'SET #status = :failed, failure = :failure',
+          ConditionExpression: '#status = :planned',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':failed': S('failed'),
+            ':planned': S('planned'),
+            ':failure': S(failure.slice(0, 1000)),
+          },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
+  }
+
+  /**
+   * Makes a complete execution current if it is newer than the current one (by `order`), atomically:
+   * SNAPSHOT items first (idempotent), then one transaction moves the pointer — conditional on the
+   * pointer still being the one read — marks both executions and records the diff. A lost race
+   * re-reads and decides again; an older execution is `superseded` and changes nothing.
+   */
+  async switchIfNewer(ref: ExecutionRef): Promise<SwitchOutcome> {
+    const execution = await this.readExecution(ref);
+    if (!execution) throw new Error(`execution ${ref.executionId} of ${pkOf(ref)} has no plan`);
+    if (execution.tasksDone < execution.tasksTotal || execution.status === 'failed') {
+      return { outcome: 'incomplete' };
+    }
+    const pk = pkOf(ref);
+    let totals: ChargeTotals | undefined;
+    for (let attempt = 0; attempt < SWITCH_ATTEMPTS; attempt += 1) {
+      const current = await this.readCurrent(ref.tenant, ref.source, ref.period);
+      if (current?.executionId === ref.executionId) {
+        const stored = await this.getItem(pk, `DIFF#${current.switchedAt}#${ref.executionId}`);
+        const diff = stored ? diffOf(stored) : { executionId: ref.executionId, accounts: [] };
+        return { outcome: 'current', diff, switchedAt: current.switchedAt };
+      }
+      if (current && current.order >= execution.order) {
+        await this.markSuperseded(ref);
+        return { outcome: 'superseded', currentExecutionId: current.executionId };
+      }
+      if (!totals) {
+        totals = await this.readSnapshotTotals(ref);
+        await this.putSnapshots(ref, execution.order, totals);
+      }
+      const previous = current
+        ? {
+            executionId: current.executionId,
+            totals: await this.readSnapshotTotals({ ...ref, executionId: current.executionId }),
+          }
+        : undefined;
+      const diff = diffSnapshots({ executionId: ref.executionId, totals }, previous);
+      const switchedAt = new Date(this.now()).toISOString();
+      try {
+        await this.options.client.send(
+          new TransactWriteItemsCommand({
+            TransactItems: await this.switchTransaction(ref, execution, current, diff, switchedAt),
+          }),
+        );
+        return { outcome: 'current', diff, switchedAt };
+      } catch (error) {
+        const codes = reasonsOf(error);
+        if (!codes || codes.includes('ValidationError')) throw error;
+        await pause(attempt);
+      }
+    }
+    throw new Error(
+      `switching ${ref.executionId} of ${pk}: lost the race ${SWITCH_ATTEMPTS} times`,
+    );
+  }
+
+  private async switchTransaction(
+    ref: ExecutionRef,
+    execution: ExecutionRecord,
+    current: { executionId: string } | undefined,
+    diff: SnapshotDiff,
+    switchedAt: string,
+  ): Promise<TransactWriteItem[]> {
+    const pk = pkOf(ref);
+    const rejections = await this.readRejections(ref);
+    const items: TransactWriteItem[] = [
+      {
+        Update: {
+          TableName: this.table,
+          Key: { pk: S(pk), sk: S(CURRENT_SK) },
+          UpdateExpression: current
+            ? `${POINTER_SET}, previousExecutionId = :previous`
+            : `${POINTER_SET} REMOVE previousExecutionId`,
+          ConditionExpression: current
+            ? 'executionId = :previous'
+            : 'attribute_not_exists(executionId)',
+          ExpressionAttributeNames: { '#order': 'order', '#source': 'source', '#period': 'period' },
+          ExpressionAttributeValues: {
+            ':id': S(ref.executionId),
+            ':order': S(execution.order),
+            ':tenant': S(ref.tenant),
+            ':source': S(ref.source),
+            ':period': S(ref.period),
+            ':at': S(switchedAt),
+            ...(current ? { ':previous': S(current.executionId) } : {}),
+          },
+        },
+      },
+      {
+        Update: {
+          TableName: this.table,
+          Key: { pk: S(pk), sk: S(execSk(ref.executionId)) },
+          UpdateExpression:
+            'SET #status = :current, switchedAt = :at, rejectedByReason = :reasons, rejectionSamples = :samples',
+          ConditionExpression: 'tasksDone = tasksTotal',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':current': S('current'),
+            ':at': S(switchedAt),
+            ':reasons': countsValue(rejections.rejectedByReason),
+            ':samples': { L: rejections.samples.map(sampleValue) },
+          },
+        },
+      },
+      { Put: { TableName: this.table, Item: diffItem(pk, diff, switchedAt) } },
+    ];
+    if (current) {
+      items.push({
+        Update: {
+          TableName: this.table,
+          Key: { pk: S(pk), sk: S(execSk(current.executionId)) },
+          UpdateExpression: 'SET #status = :superseded',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':superseded': S('superseded') },
+        },
+      });
+    }
+    return items;
+  }
+}

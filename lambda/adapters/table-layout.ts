@@ -1,0 +1,88 @@
+import type { CostEvent } from '../core/events';
+import { fail } from '../core/errors';
+import { billingPeriodOf, effectDigest, type CostIdentity } from '../core/keys';
+import type { ChargeRef, LedgerLayout } from '../core/ports';
+
+/**
+ * Every key of the two DynamoDB tables and the table limits they must respect; the adapters build
+ * their items from here and docs/architecture.md#tables-and-items lists them. The core never sees
+ * this layout: it asks the ledger port (`LedgerPort.layout`) for a charge's keys.
+ */
+
+/** Where a consumer's items go in the dedup table: the table, the stream (its key prefix) and their lifetime. */
+export interface DedupScope {
+  dedupTable: string;
+  stream: string;
+  ttlSeconds: number;
+}
+
+export const dedupScopeOf = ({ dedupTable, stream, ttlSeconds }: DedupScope): DedupScope => ({
+  dedupTable,
+  stream,
+  ttlSeconds,
+});
+
+/** DynamoDB's limits that shape the layout. */
+export const DYNAMO_LIMITS = {
+  /** UTF-8 bytes of a partition key value. */
+  partitionKeyBytes: 2048,
+  /** Items in one TransactWriteItems. */
+  transactionItems: 100,
+  /** Keys in one BatchGetItem. */
+  batchGetKeys: 100,
+} as const;
+
+// Ledger table: one partition per tenant, account and billing month.
+
+export const CHARGE_PREFIX = 'CHARGE#';
+export const TOTAL_PREFIX = 'TOTAL#';
+
+/** The ledger partition of a tenant, account and `yyyy-mm` period (statements read it). */
+export const ledgerPartitionKeyOf = (tenant: string, accountId: string, period: string): string =>
+  `TENANT#${tenant}#ACCOUNT#${accountId}#PERIOD#${period}`;
+
+/** The ledger partition of a charge: its tenant, account and billing period. */
+export const ledgerPartitionKey = (event: CostEvent): string =>
+  ledgerPartitionKeyOf(event.tenant, event.accountId, billingPeriodOf(event));
+
+export const chargeSortKey = (identity: Pick<CostIdentity, 'digest'>): string =>
+  `${CHARGE_PREFIX}${identity.digest}`;
+export const totalSortKey = (currency: string): string => `${TOTAL_PREFIX}${currency}`;
+
+// Dedup table: every key starts with the stream name, so two streams never share a key. Within a
+// stream the three kinds cannot meet either: a cost claim ends in 64 hex digits, an alert claim in 24
+// base64 characters, a marker in `dead-letter#` and a message id.
+
+/** Claim on one applied cost effect: a charge identity at one version. */
+export const costClaimKey = (stream: string, identity: CostIdentity): string =>
+  `${stream}#${effectDigest(identity)}`;
+
+/**
+ * Alert claims are Powertools Idempotency records: it writes `<prefix>#<base64 MD5 of the JSON
+ * payload>` (the payload is the alert key) and owns their attributes; the prefix is ours.
+ */
+export const alertClaimPrefix = (stream: string): string => stream;
+
+/** Marker of one SQS message already forwarded to the DLQ. */
+export const deadLetterMarkerKey = (stream: string, messageId: string): string =>
+  `${stream}#dead-letter#${messageId}`;
+
+/** Items one commit writes at most: its claim, its charge and two totals (a currency change). */
+const ITEMS_PER_COMMIT = 4;
+
+/** The ledger layout of a stream's consumer, as the core sees it through the ledger port. */
+export const ledgerLayout = (stream: string): LedgerLayout => ({
+  keysOf: (event, identity) => {
+    const pk = ledgerPartitionKey(event);
+    if (Buffer.byteLength(pk, 'utf8') > DYNAMO_LIMITS.partitionKeyBytes) {
+      fail(
+        'invalid-field',
+        'accountId',
+        `tenant, account and period exceed DynamoDB's ${DYNAMO_LIMITS.partitionKeyBytes}-byte key limit`,
+      );
+    }
+    const ref: ChargeRef = { pk, sk: chargeSortKey(identity) };
+    return { ref, claimKey: costClaimKey(stream, identity) };
+  },
+  maxGroupSize: Math.floor(DYNAMO_LIMITS.transactionItems / ITEMS_PER_COMMIT),
+});

@@ -1,0 +1,271 @@
+/**
+ * Rows of a Parquet export file, read with ranged reads: the footer first (`readParquetFile`), then only
+ * the bytes of the row groups a chunk asks for (`readParquetRows`), one row group in memory at a time.
+ * The file is an `AsyncBuffer` (`{byteLength, slice(start, end)}`), which an S3 adapter implements with
+ * ranged GETs. rowIndex is the row's position in the file (0-based), stable across reads.
+ *
+ * Cells are handed on as the text a CSV would hold, so the FOCUS normalization treats both formats
+ * alike: DECIMAL columns become their exact decimal text (hyparquet would turn them into floats, so they
+ * are read as unscaled integers and scaled here), INT64 its digits, DOUBLE the shortest text that reads
+ * back as the same double (the producer chose a binary float; it is booked as that value), timestamps
+ * ISO-8601 UTC. Maps and structs (a `Tags` map) stay objects.
+ *
+ * Compression: SNAPPY and UNCOMPRESSED (hyparquet), GZIP and BROTLI (node:zlib), ZSTD where node:zlib
+ * has it (Node 22.15+; the Lambda runtime does). Another codec fails the file with hyparquet's error.
+ */
+import * as zlib from 'node:zlib';
+import {
+  parquetMetadataAsync,
+  parquetReadObjects,
+  type AsyncBuffer,
+  type ColumnMetaData,
+  type Compressors,
+  type FileMetaData,
+  type RowGroup,
+  type SchemaElement,
+} from 'hyparquet';
+import { fail } from '../../errors';
+import { REQUIRED_FOCUS_COLUMNS } from '../manifest';
+import type { ExportRow } from '../rows';
+
+export type { AsyncBuffer } from 'hyparquet';
+
+export interface RowGroupInfo {
+  index: number;
+  /** Index of the group's first row in the file. */
+  rowStart: number;
+  rowCount: number;
+  /** Bytes [byteStart, byteEnd) hold every column chunk of the group. */
+  byteStart: number;
+  byteEnd: number;
+}
+
+export interface ParquetFile {
+  metadata: FileMetaData;
+  columns: string[];
+  rowCount: number;
+  rowGroups: RowGroupInfo[];
+}
+
+/** A chunk task: row groups [fromGroup, toGroup) of one file. */
+export interface ParquetChunk {
+  fromGroup: number;
+  toGroup: number;
+  rowStart: number;
+  rowCount: number;
+}
+
+const utf8 = new TextDecoder();
+
+const zstdDecompress = (zlib as unknown as { zstdDecompressSync?: (input: Uint8Array) => Buffer })
+  .zstdDecompressSync;
+
+const COMPRESSORS: Compressors = {
+  GZIP: (input) => zlib.gunzipSync(input),
+  BROTLI: (input) => zlib.brotliDecompressSync(input),
+  ...(zstdDecompress ? { ZSTD: (input: Uint8Array) => zstdDecompress(input) } : {}),
+};
+
+const isDecimal = (element: SchemaElement): boolean =>
+  element.converted_type === 'DECIMAL' || element.logical_type?.type === 'DECIMAL';
+
+const scaleOf = (element: SchemaElement): number => {
+  const logical = element.logical_type;
+  return element.scale ?? (logical?.type === 'DECIMAL' ? logical.scale : 0) ?? 0;
+};
+
+/** Top-level columns and the scale of those that are DECIMAL. */
+const decimalScales = (metadata: FileMetaData): Map<string, number> => {
+  const scales = new Map<string, number>();
+  const root = metadata.schema[0];
+  let index = 1;
+  for (let child = 0; child < (root.num_children ?? 0); child += 1) {
+    const element = metadata.schema[index];
+    if (isDecimal(element) && !element.num_children) scales.set(element.name, scaleOf(element));
+    index = skipSubtree(metadata.schema, index);
+  }
+  return scales;
+};
+
+const skipSubtree = (schema: SchemaElement[], index: number): number => {
+  let next = index + 1;
+  for (let child = 0; child < (schema[index].num_children ?? 0); child += 1) {
+    next = skipSubtree(schema, next);
+  }
+  return next;
+};
+
+const topLevelColumns = (metadata: FileMetaData): string[] => {
+  const names: string[] = [];
+  let index = 1;
+  for (let child = 0; child < (metadata.schema[0].num_children ?? 0); child += 1) {
+    names.push(metadata.schema[index].name);
+    index = skipSubtree(metadata.schema, index);
+  }
+  return names;
+};
+
+/** DECIMAL columns read as their unscaled integers (scaled exactly by `decimalText`). */
+const withRawDecimals = (metadata: FileMetaData): FileMetaData => ({
+  ...metadata,
+  schema: metadata.schema.map((element) =>
+    isDecimal(element)
+      ? { ...element, converted_type: undefined, logical_type: undefined }
+      : element,
+  ),
+});
+
+/** Where a column chunk starts: its dictionary page when it has one (some writers write 0 for none). */
+const chunkStart = (meta: ColumnMetaData): number => {
+  const dictionary = meta.dictionary_page_offset;
+  return Number(dictionary !== undefined && dictionary > 0n ? dictionary : meta.data_page_offset);
+};
+
+const byteRange = (group: RowGroup): { byteStart: number; byteEnd: number } => {
+  const chunks = group.columns.flatMap((column) => (column.meta_data ? [column.meta_data] : []));
+  if (chunks.length === 0) return { byteStart: 0, byteEnd: 0 };
+  return {
+    byteStart: Math.min(...chunks.map(chunkStart)),
+    byteEnd: Math.max(
+      ...chunks.map((meta) => chunkStart(meta) + Number(meta.total_compressed_size)),
+    ),
+  };
+};
+
+/** Reads the footer and lists the row groups with their rows and byte ranges. */
+export const readParquetFile = async (
+  file: AsyncBuffer,
+  requiredColumns: readonly string[] = REQUIRED_FOCUS_COLUMNS,
+): Promise<ParquetFile> => {
+  let metadata: FileMetaData;
+  try {
+    metadata = await parquetMetadataAsync(file);
+  } catch (error) {
+    return fail('malformed-body', '$', `not a Parquet file: ${(error as Error).message}`);
+  }
+  const columns = topLevelColumns(metadata);
+  const missing = requiredColumns.filter((name) => !columns.includes(name));
+  if (missing.length > 0) {
+    fail('missing-field', missing.join(', '), `the file has no ${missing.join(', ')} column`);
+  }
+  let rowStart = 0;
+  const rowGroups = metadata.row_groups.map((group, index): RowGroupInfo => {
+    const info = { index, rowStart, rowCount: Number(group.num_rows), ...byteRange(group) };
+    rowStart += info.rowCount;
+    return info;
+  });
+  return { metadata, columns, rowCount: rowStart, rowGroups };
+};
+
+/**
+ * Consecutive row groups cut into chunks of about `targetRows` rows: a chunk closes once it reaches the
+ * target, so a row group is never split and a group larger than the target is a chunk of its own.
+ */
+export const planParquetChunks = (file: ParquetFile, targetRows: number): ParquetChunk[] => {
+  if (!Number.isSafeInteger(targetRows) || targetRows < 1) {
+    fail('invalid-field', 'targetRows', 'expected a positive integer');
+  }
+  const chunks: ParquetChunk[] = [];
+  let current: ParquetChunk | undefined;
+  for (const group of file.rowGroups) {
+    current ??= {
+      fromGroup: group.index,
+      toGroup: group.index,
+      rowStart: group.rowStart,
+      rowCount: 0,
+    };
+    current.toGroup = group.index + 1;
+    current.rowCount += group.rowCount;
+    if (current.rowCount >= targetRows) {
+      chunks.push(current);
+      current = undefined;
+    }
+  }
+  if (current) chunks.push(current);
+  return chunks;
+};
+
+const unscaledOf = (value: unknown): bigint | undefined => {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  if (value instanceof Uint8Array) {
+    let unscaled = 0n;
+    for (const byte of value) unscaled = (unscaled << 8n) | BigInt(byte);
+    const negative = value.length > 0 && (value[0] & 0x80) !== 0;
+    return negative ? unscaled - (1n << BigInt(value.length * 8)) : unscaled;
+  }
+  return undefined;
+};
+
+/** Exact decimal text of unscaled × 10^-scale. */
+export const decimalText = (unscaled: bigint, scale: number): string => {
+  const sign = unscaled < 0n ? '-' : '';
+  const digits = (unscaled < 0n ? -unscaled : unscaled).toString();
+  if (scale <= 0) return `${sign}${digits}${'0'.repeat(-scale)}`;
+  const padded = digits.padStart(scale + 1, '0');
+  return `${sign}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+};
+
+const cellText = (value: unknown, decimalScale: number | undefined): unknown => {
+  if (value === null || value === undefined) return undefined;
+  if (decimalScale !== undefined) {
+    const unscaled = unscaledOf(value);
+    return unscaled === undefined ? value : decimalText(unscaled, decimalScale);
+  }
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') {
+    return String(value);
+  }
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? 'invalid date' : value.toISOString();
+  if (value instanceof Uint8Array) return utf8.decode(value);
+  return value;
+};
+
+const rowCells = (
+  row: Record<string, unknown>,
+  scales: Map<string, number>,
+): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(row).map(([name, value]) => [name, cellText(value, scales.get(name))]),
+  );
+
+/**
+ * Rows of row groups [fromGroup, toGroup), starting at row `fromRow` of the file when given (a cursor
+ * inside the range), one row group in memory at a time.
+ */
+export async function* readParquetRows(
+  file: AsyncBuffer,
+  parquet: ParquetFile,
+  range: { fromGroup: number; toGroup: number; fromRow?: number },
+): AsyncGenerator<ExportRow> {
+  if (
+    range.fromGroup < 0 ||
+    range.toGroup > parquet.rowGroups.length ||
+    range.fromGroup > range.toGroup
+  ) {
+    fail(
+      'invalid-field',
+      'rowGroups',
+      `[${range.fromGroup}, ${range.toGroup}) is not within the file's ${parquet.rowGroups.length} row groups`,
+    );
+  }
+  const metadata = withRawDecimals(parquet.metadata);
+  const scales = decimalScales(parquet.metadata);
+  for (const group of parquet.rowGroups.slice(range.fromGroup, range.toGroup)) {
+    const groupEnd = group.rowStart + group.rowCount;
+    const rowStart = Math.max(group.rowStart, range.fromRow ?? 0);
+    if (rowStart >= groupEnd) continue;
+    const rows = (await parquetReadObjects({
+      file,
+      metadata,
+      rowStart,
+      rowEnd: groupEnd,
+      utf8: false,
+      compressors: COMPRESSORS,
+    })) as Record<string, unknown>[];
+    for (let offset = 0; offset < rows.length; offset += 1) {
+      yield { rowIndex: rowStart + offset, cells: rowCells(rows[offset], scales) };
+    }
+  }
+}

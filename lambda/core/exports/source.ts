@@ -1,0 +1,40 @@
+/**
+ * Export sources: which tenant an export belongs to is decided by where it is delivered (bucket + key
+ * prefix), configured by the operator — never by anything inside a manifest or a row.
+ */
+import { fail } from '../errors';
+import { normalizeTenant } from '../formats/scope';
+
+export interface ExportSource {
+  tenant: string;
+  bucket: string;
+  /** Key prefix without leading or trailing `/`; '' binds the whole bucket. */
+  prefix: string;
+  /** Source slug for rows without ProviderName (e.g. `aws`); optional. */
+  source?: string;
+}
+
+const isUnder = (key: string, prefix: string): boolean =>
+  prefix === '' || key.startsWith(`${prefix}/`);
+
+/** A source as configured: tenant normalized, prefix without slashes at either end. */
+export const exportSource = (source: ExportSource): ExportSource => {
+  if (source.bucket.trim() === '') fail('missing-field', 'bucket', 'required');
+  if (source.prefix.startsWith('/') || source.prefix.endsWith('/')) {
+    fail('invalid-field', 'prefix', 'write the prefix without a leading or trailing "/"');
+  }
+  return { ...source, tenant: normalizeTenant(source.tenant) };
+};
+
+/**
+ * The source that owns `key` in `bucket`: the one with the longest prefix containing it (prefixes match
+ * whole path segments: `acme` does not own `acme-corp/…`). Undefined when no source owns it.
+ */
+export const sourceOfKey = (
+  sources: readonly ExportSource[],
+  bucket: string,
+  key: string,
+): ExportSource | undefined =>
+  sources
+    .filter((source) => source.bucket === bucket && isUnder(key, source.prefix))
+    .sort((a, b) => b.prefix.length - a.prefix.length)[0];

@@ -1,0 +1,176 @@
+/**
+ * Phase 6, report: what each DLQ holds, what is left in the source queues, the ledger and the
+ * notifications, judged against the sample's ground truth (or, for an input file, on their own).
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { readAllTotals, type LedgerTotal } from '../../lambda/adapters/ledger-reader';
+import type { FaultRates } from '../faults';
+import type { InputFile, InputProblem } from '../input';
+import {
+  notificationOf,
+  streamReport,
+  verdictAgainstTruth,
+  verdictWithoutTruth,
+  type Check,
+  type DeadLetter,
+  type LocalReport,
+  type NotificationReport,
+  type RunInfo,
+  type UnpublishedMessage,
+} from '../report';
+import type { Sample } from '../scenarios/sample';
+import type { LocalSns } from '../sns';
+import type { LocalPlan } from '../template';
+import { peekDeadLetters, queueDepth } from './queue-probe';
+import type { StreamWiring } from './wiring';
+
+/** How the run went, as the earlier phases saw it. */
+export interface RunFacts {
+  seed: number;
+  faults: FaultRates;
+  injected: RunInfo['injected'];
+  durationMs: number;
+  published: number;
+  unpublished: UnpublishedMessage[];
+  redriven: Record<string, number>;
+  deduplicatedByBroker: number;
+  /** The generated sample, or the input file it was read from. */
+  sample?: Sample;
+  input?: { file: string; contents: InputFile };
+}
+
+/** What the run left behind, read from the emulators. */
+export interface RunEnd {
+  deadLetters: Record<string, DeadLetter[]>;
+  leftovers: (readonly [string, number])[];
+  ledger: LedgerTotal[];
+  notifications: NotificationReport[];
+}
+
+export const settledCheck = (leftovers: RunEnd['leftovers']): Check => {
+  const empty = leftovers.every(([, depth]) => depth === 0);
+  return {
+    name: 'settled',
+    ok: empty,
+    detail: empty
+      ? 'nothing left in a source queue or in flight'
+      : leftovers.map(([stream, depth]) => `${stream}: ${depth} left`).join(', '),
+  };
+};
+
+/** Input lines skipped when read and lines SNS refused, in line order. */
+export const skippedInputOf = (
+  input: InputFile,
+  unpublished: readonly UnpublishedMessage[],
+): InputProblem[] =>
+  [
+    ...input.skipped,
+    ...unpublished.map((problem) => ({
+      line: problem.line as number,
+      error: `not published: ${problem.error}`,
+    })),
+  ].sort((a, b) => a.line - b.line);
+
+const streamSettings = (wiring: Pick<StreamWiring, 'poller'>): RunInfo['streams'][string] => {
+  const { mapping, fn, queue } = wiring.poller.options;
+  const s = wiring.poller.stats;
+  return {
+    fifo: queue.fifo,
+    batchSize: mapping.batchSize,
+    maxBatchingWindowSeconds: mapping.maxBatchingWindowSeconds,
+    maxConcurrency: mapping.maxConcurrency ?? 10,
+    functionTimeoutSeconds: fn.timeoutSeconds,
+    visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds,
+    maxReceiveCount: queue.redrive?.maxReceiveCount ?? null,
+    lostAcks: s.lostAcks,
+    timeouts: s.timeouts,
+    exhausted: s.exhausted,
+    invocations: s.invocations,
+    emulatorDuplicates: s.emulatorDuplicates,
+    heldBack: s.heldBack,
+    awaitExpired: s.awaitExpired,
+  };
+};
+
+export const reportOf = (
+  facts: RunFacts,
+  end: RunEnd,
+  wirings: readonly Pick<StreamWiring, 'stream' | 'poller'>[],
+): LocalReport => {
+  const settled = settledCheck(end.leftovers);
+  const skippedInput = facts.input ? skippedInputOf(facts.input.contents, facts.unpublished) : [];
+  const verdict = facts.sample
+    ? verdictAgainstTruth(
+        facts.sample.truth,
+        end.ledger,
+        end.notifications,
+        end.deadLetters,
+        settled,
+        facts.unpublished,
+      )
+    : verdictWithoutTruth(end.deadLetters, settled, skippedInput);
+  const run: RunInfo = {
+    mode: facts.input ? 'input' : 'sample',
+    seed: facts.seed,
+    faults: facts.faults,
+    injected: { ...facts.injected },
+    durationMs: facts.durationMs,
+    eventsPerSecond: facts.published / Math.max(0.001, facts.durationMs / 1000),
+    unpublished: facts.unpublished,
+    ...(facts.input
+      ? {
+          input: {
+            file: facts.input.file,
+            lines: facts.input.contents.lines,
+            skipped: skippedInput,
+          },
+        }
+      : {}),
+    streams: Object.fromEntries(wirings.map((w) => [w.stream, streamSettings(w)])),
+  };
+  return {
+    published: facts.published,
+    streams: Object.fromEntries(
+      wirings.map((w) => [w.stream, streamReport(w.stream, w.poller.stats)]),
+    ),
+    broker: {
+      deliveries: wirings.reduce((sum, w) => sum + w.poller.stats.deliveries, 0),
+      redeliveries: wirings.reduce((sum, w) => sum + w.poller.stats.redeliveries, 0),
+      deduplicated: facts.deduplicatedByBroker,
+    },
+    deadLetters: Object.fromEntries(
+      Object.entries(end.deadLetters).map(([stream, list]) => [stream, list.length]),
+    ),
+    ledger: end.ledger,
+    notifications: end.notifications,
+    redriven: facts.redriven,
+    verdict,
+    run,
+  };
+};
+
+export const readRunEnd = async (options: {
+  wirings: readonly StreamWiring[];
+  plan: LocalPlan;
+  sqs: SQSClient;
+  dynamo: DynamoDBClient;
+  localSns: LocalSns;
+}): Promise<RunEnd> => {
+  const { wirings, plan, sqs } = options;
+  const deadLetters: Record<string, DeadLetter[]> = {};
+  for (const wiring of wirings)
+    deadLetters[wiring.stream] = wiring.dlq ? await peekDeadLetters(sqs, wiring.dlq) : [];
+  const leftovers = await Promise.all(
+    wirings.map(async (w) => [w.stream, await queueDepth(sqs, w.queue)] as const),
+  );
+  const ledgerTable = plan.functions.map((fn) => fn.environment.LEDGER_TABLE_NAME).find(Boolean);
+  const ledger = ledgerTable ? await readAllTotals(options.dynamo, ledgerTable) : [];
+  const notificationTopics = new Set(
+    plan.functions.map((fn) => fn.environment.NOTIFICATIONS_TOPIC_ARN).filter(Boolean),
+  );
+  const notifications = options.localSns.captured
+    .filter((publish) => notificationTopics.has(publish.topicArn))
+    .map(notificationOf);
+  return { deadLetters, leftovers, ledger, notifications };
+};

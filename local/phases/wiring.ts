@@ -1,0 +1,107 @@
+/**
+ * Phase 2, the wiring: every enabled event source mapping of the templates becomes a poller that runs
+ * its function's real handler, fed by the topic whose subscription targets its queue.
+ */
+import type { StreamName } from '../../contract/streams';
+import { LOCAL_REGION } from '../emulators';
+import type { FaultPlan } from '../faults';
+import { handlerFactoryFor, type HandlerClients } from '../functions';
+import type { LocalSns } from '../sns';
+import { QueuePoller, type RecordEvent } from '../poller';
+import type { FunctionPlan, LocalPlan, MappingPlan, QueuePlan } from '../template';
+import type { Cleanups } from './cleanups';
+
+/** An event source mapping with everything it connects, as the templates declare them. */
+export interface StreamRoute {
+  mapping: MappingPlan;
+  fn: FunctionPlan;
+  queue: QueuePlan;
+  dlq?: QueuePlan;
+  /** The topic whose SQS subscription delivers to the queue. */
+  topicArn: string;
+}
+
+export interface StreamWiring {
+  stream: StreamName;
+  topicArn: string;
+  fifoTopic: boolean;
+  queue: QueuePlan;
+  dlq?: QueuePlan;
+  poller: QueuePoller;
+}
+
+export const resolveRoute = (
+  plan: Pick<LocalPlan, 'functions' | 'queues' | 'subscriptions'>,
+  mapping: MappingPlan,
+): StreamRoute => {
+  const fn = plan.functions.find((candidate) => candidate.logicalId === mapping.functionLogicalId);
+  const queue = plan.queues.find((candidate) => candidate.arn === mapping.queueArn);
+  if (!fn || !queue)
+    throw new Error(
+      `event source mapping ${mapping.logicalId}: function or queue not in the templates`,
+    );
+  const subscription = plan.subscriptions.find(
+    (candidate) => candidate.endpoint === queue.arn && candidate.protocol === 'sqs',
+  );
+  if (!subscription)
+    throw new Error(`queue ${queue.queueName} has no SNS subscription in the templates`);
+  return {
+    mapping,
+    fn,
+    queue,
+    dlq: plan.queues.find((candidate) => candidate.arn === queue.redrive?.deadLetterTargetArn),
+    topicArn: subscription.topicArn,
+  };
+};
+
+export const wireStreams = (options: {
+  plan: LocalPlan;
+  localSns: LocalSns;
+  pollerSqs: QueuePoller['options']['sqs'];
+  clients: HandlerClients;
+  faults: FaultPlan;
+  cleanups: Cleanups;
+  onRecord?: (event: RecordEvent) => void;
+}): StreamWiring[] => {
+  const { plan, clients } = options;
+  const wirings = plan.mappings
+    .filter((mapping) => mapping.enabled)
+    .map((mapping): StreamWiring => {
+      const route = resolveRoute(plan, mapping);
+      const { fn, queue } = route;
+      const factory = handlerFactoryFor(fn.functionName, fn.environment);
+      const env = {
+        ...fn.environment,
+        AWS_REGION: LOCAL_REGION,
+        AWS_LAMBDA_FUNCTION_NAME: fn.functionName,
+      };
+      const poller = new QueuePoller({
+        stream: factory.stream,
+        queue,
+        mapping,
+        fn,
+        sqs: options.pollerSqs,
+        faults: options.faults,
+        createHandler: () => factory.create(env, clients),
+        onRecord: options.onRecord,
+      });
+      return {
+        stream: factory.stream as StreamName,
+        topicArn: route.topicArn,
+        fifoTopic: options.localSns.topic(route.topicArn).fifo,
+        queue,
+        dlq: route.dlq,
+        poller,
+      };
+    });
+  for (const wiring of wirings) {
+    wiring.poller.start();
+    options.cleanups.add(() => wiring.poller.stop());
+  }
+  return wirings;
+};
+
+export const describeWiring = (wiring: StreamWiring): string => {
+  const { queue, poller } = wiring;
+  return `${wiring.stream}: ${queue.fifo ? 'FIFO' : 'standard'} queue ${queue.queueName}, visibility ${queue.visibilityTimeoutSeconds} s (template; redelivery compressed locally), maxReceiveCount ${queue.redrive?.maxReceiveCount ?? '-'}, batch ${poller.options.mapping.batchSize}, function timeout ${poller.options.fn.timeoutSeconds} s`;
+};

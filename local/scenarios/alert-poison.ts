@@ -1,0 +1,33 @@
+/** Alert-stream poison: each lands in the DLQ once with its reason. */
+import { ALERT_STREAM } from '../../contract/streams';
+import type { SampleDraft } from './draft';
+import type { Rendered } from './sample';
+
+const ALERT_POISON: readonly Rendered[] = [
+  { message: 'hello, is this the budget team?' },
+  { message: JSON.stringify({ foo: 1 }) },
+  {
+    message: JSON.stringify({
+      attributes: { billingAccountId: 'X', schemaVersion: '2.0' },
+      data: {
+        budgetDisplayName: 'b',
+        costAmount: 1,
+        costIntervalStart: '2026-11-01T00:00:00Z',
+        currencyCode: 'USD',
+        alertThresholdExceeded: 0.5,
+      },
+    }),
+  },
+  { message: JSON.stringify({ anomalyId: 'a-1', accountId: '200000000011', impact: {} }) },
+  {
+    message:
+      'AWS Budget Notification November 28, 2026\n\nBudget Name: orphan\nAlert Type: ACTUAL\nAlert Threshold: > $1.00\n',
+  },
+];
+
+export const alertPoison = (draft: SampleDraft): void => {
+  for (const poison of ALERT_POISON) {
+    draft.place({ topic: ALERT_STREAM, ...poison, note: 'poison' });
+    draft.truth.deadLetter(ALERT_STREAM);
+  }
+};

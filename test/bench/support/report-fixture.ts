@@ -1,0 +1,165 @@
+/** A small hand-built bench report with round figures, so that tests can assert exact strings. */
+import type { RunResult } from '../../../bench/lib/harness';
+import type {
+  CrashRow,
+  ImplementationSummary,
+  Measurements,
+  Report,
+} from '../../../bench/lib/report/document';
+import { computeGoals } from '../../../bench/lib/report/goals';
+import { PRICING } from '../../../bench/lib/report/pricing';
+
+export const summaryOf = (
+  overrides: Partial<ImplementationSummary> = {},
+): ImplementationSummary => ({
+  eventsPerSecond: 1000,
+  repetitions: [990, 1000, 1010],
+  events: 2000,
+  requestsPerEvent: 2,
+  requestsPerEventByOperation: { PutItem: 1, UpdateItem: 1 },
+  rcuPerEvent: { reported: 0.25, billed: 0.5 },
+  wcuPerEvent: { reported: 2, billed: 3, billedLow: 2.5 },
+  costUsdPerMillionEvents: { write: 1.875, read: 0.0625, total: 1.9375 },
+  failedConditionalWrites: 4,
+  cancelledTransactions: 0,
+  redeliveredRecords: 10,
+  writesPerInvocation: 12,
+  faultFree: { doubleApplied: 0, lost: 0, misapplied: 0, cellsWrong: 0, unattributed: 0 },
+  ...overrides,
+});
+
+export const crashRowOf = (overrides: Partial<CrashRow> = {}): CrashRow => ({
+  queue: 'standard',
+  implementation: 'ours',
+  mode: 'ack-lost',
+  rate: 0.05,
+  events: 1000,
+  invocations: 100,
+  crashes: 5,
+  doubleApplied: 0,
+  lost: 0,
+  misapplied: 0,
+  unattributed: 0,
+  cellsWrong: 0,
+  moneyError: '0',
+  journalMatchesLedger: true,
+  overLease: 0,
+  redriven: 0,
+  ...overrides,
+});
+
+const bundle = (sdkExternalBytes: number, initSdkExternalMs: number) => ({
+  entry: 'handler.ts',
+  sdkExternalBytes,
+  sdkBundledBytes: sdkExternalBytes * 10,
+  initSdkExternalMs,
+  initSdkBundledMs: initSdkExternalMs * 2,
+  samples: 3,
+  topInputs: [],
+});
+
+/** Ours is twice as fast, with half the requests, on both queue kinds; every goal is met. */
+export const measurements = (): Measurements => ({
+  schema: 'billing-dedup-bench/1',
+  generatedAt: '2026-03-04T05:06:07.000Z',
+  command: 'npm run bench',
+  durationSeconds: 61.4,
+  machine: { nproc: 2, memory: '8 GiB', cpuModel: 'Test CPU', node: 'v20.0.0', platform: 'linux' },
+  config: {
+    events: 2000,
+    repetitions: 3,
+    eventsPerRepetition: 667,
+    consumers: 4,
+    batchSize: 10,
+    crashEvents: 1000,
+    crashRates: [0.05],
+    leaseMs: 1000,
+    retryDelayMs: 50,
+    crashRedeliveryMs: 1100,
+    seed: 7,
+    workload: {
+      duplicateShare: 0.3,
+      restatementShare: 0.1,
+      poisonShare: 0.01,
+      tenants: 3,
+      accountsPerTenant: 2,
+    },
+    dlq: 'in memory',
+    feed: 'in-memory queue model',
+    pricing: PRICING,
+  },
+  throughput: {
+    standard: {
+      ours: summaryOf({
+        eventsPerSecond: 2000,
+        requestsPerEvent: 1,
+        requestsPerEventByOperation: { BatchGetItem: 0.1, TransactWriteItems: 0.9 },
+        wcuPerEvent: { reported: 1, billed: 3, billedLow: 2 },
+      }),
+      baseline: summaryOf(),
+    },
+    fifo: {
+      ours: summaryOf({
+        eventsPerSecond: 2000,
+        requestsPerEvent: 1,
+        requestsPerEventByOperation: { BatchGetItem: 0.1, TransactWriteItems: 0.9 },
+        wcuPerEvent: { reported: 1, billed: 3, billedLow: 2 },
+      }),
+      baseline: summaryOf(),
+    },
+  },
+  crash: [
+    crashRowOf({ crashes: 5 }),
+    crashRowOf({ implementation: 'baseline', crashes: 6, doubleApplied: 3, moneyError: '12.50' }),
+    crashRowOf({ queue: 'fifo', mode: 'mid-batch', crashes: 2 }),
+  ],
+  keyPath: {
+    records: 1000,
+    repetitions: 3,
+    keyPathEventsPerSecond: 400_000,
+    sha256EventsPerSecond: 1_500_000,
+    canonicalBytes: 512,
+    stages: { decode: 900_000, parse: 600_000, canonicalize: 450_000 },
+  },
+  bundles: { ours: bundle(120_000, 20), baseline: bundle(400_000, 60) },
+});
+
+export const reportOf = (base: Measurements = measurements()): Report => ({
+  ...base,
+  goals: computeGoals(base),
+});
+
+/** One harness run; the figures are chosen so that per-event divisions are exact in binary. */
+export const runResultOf = (overrides: Partial<RunResult> = {}): RunResult => ({
+  implementation: 'ours',
+  queue: 'standard',
+  events: 100,
+  wallMs: 50,
+  eventsPerSecond: 2000,
+  invocations: 10,
+  receives: 104,
+  crashes: 0,
+  overLease: 0,
+  redriven: 0,
+  dlqSends: 1,
+  requests: { TransactWriteItems: 80, BatchGetItem: 10 },
+  totalRequests: 90,
+  reportedRcu: 25,
+  reportedWcu: 150,
+  billedRcu: 50,
+  billedWcu: 200,
+  cancelledTransactionWcu: 0,
+  failedConditionalWrites: 0,
+  cancelledTransactions: 0,
+  writesPerInvocation: 8,
+  correctness: {
+    doubleApplied: 0,
+    lost: 0,
+    misapplied: 0,
+    cellsWrong: 0,
+    unattributed: 0,
+    moneyError: '0',
+    journalMatchesLedger: true,
+  },
+  ...overrides,
+});

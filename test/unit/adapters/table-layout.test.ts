@@ -1,0 +1,63 @@
+import {
+  DYNAMO_LIMITS,
+  deadLetterMarkerKey,
+  ledgerLayout,
+} from '../../../lambda/adapters/table-layout';
+import { ValidationError } from '../../../lambda/core/errors';
+import { decodeRecord } from '../../../lambda/core/envelope';
+import { parseCostEvent } from '../../../lambda/core/formats';
+import { costContentHash, costIdentity } from '../../../lambda/core/keys';
+import { costEvent, type CostEventInput } from '../../support/cost-events';
+import { sqsRecord } from '../../support/sqs-events';
+
+const layout = ledgerLayout('cost-events');
+
+const keysOf = (input: CostEventInput) => {
+  const { event } = parseCostEvent(decodeRecord(sqsRecord(costEvent(input))));
+  return layout.keysOf(event, costIdentity(event, costContentHash(event)));
+};
+
+describe('ledger layout', () => {
+  it('keeps the documented keys of stored charges and claims (existing items must stay reachable)', () => {
+    expect(keysOf({ accountId: '123456789012', eventId: 'evt-1', amount: '1' })).toEqual({
+      ref: {
+        pk: 'TENANT#acme#ACCOUNT#123456789012#PERIOD#2026-11',
+        sk: 'CHARGE#91c0603b9fd0bddb50c87ee4cdec6ab09adfa270c96185583341cc2caa3a0185',
+      },
+      claimKey: 'cost-events#962560ea981989bdbd4cba2bde11c6064889fa81c1eb9d4dfada33f2439c41e2',
+    });
+  });
+
+  it("rejects a charge whose partition key exceeds DynamoDB's 2048 bytes, naming the account", () => {
+    const accountId = 'a'.repeat(2048 - 'TENANT#acme#ACCOUNT##PERIOD#2026-11'.length);
+    expect(keysOf({ accountId, amount: '1' }).ref.pk).toHaveLength(2048);
+    let thrown: unknown;
+    try {
+      keysOf({ accountId: `${accountId}a`, amount: '1' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect(thrown).toMatchObject({
+      code: 'invalid-field',
+      field: 'accountId',
+      reason: expect.stringMatching(/2048-byte key limit/),
+    });
+  });
+
+  it('a grouped commit stays within the items of one transaction', () => {
+    const itemsPerCommit = 4; // claim, charge and two totals when the currency changes
+    expect(layout.maxGroupSize).toBe(25);
+    expect(layout.maxGroupSize * itemsPerCommit).toBeLessThanOrEqual(
+      DYNAMO_LIMITS.transactionItems,
+    );
+  });
+
+  it('a dead-letter marker never shares a key with a claim of its stream', () => {
+    const claim = keysOf({ amount: '1' }).claimKey;
+    const marker = deadLetterMarkerKey('cost-events', claim.slice('cost-events#'.length));
+    expect(marker).toBe(`cost-events#dead-letter#${claim.slice('cost-events#'.length)}`);
+    expect(marker).not.toBe(claim);
+    expect(claim).toMatch(/^cost-events#[0-9a-f]{64}$/);
+  });
+});

@@ -1,0 +1,83 @@
+import {
+  ENV,
+  type ConsumerEnvironment,
+  consumerEnvironment,
+  readPositiveInteger,
+  readQueueKind,
+} from '../../../contract/environment';
+import { COST_STREAM } from '../../../contract/streams';
+import {
+  consumerSettings,
+  ledgerTableName,
+  notificationsTopicArn,
+} from '../../../lambda/adapters/settings';
+import { DEFAULTS } from '../../../lib/config';
+
+const everySetting: Required<ConsumerEnvironment> = {
+  streamName: COST_STREAM,
+  queueKind: 'fifo',
+  deliveryMode: 'envelope',
+  dlqUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/dlq.fifo',
+  dedupTableName: 'dedup',
+  dedupTtlSeconds: 86_400,
+  maxConcurrency: 3,
+  ledgerTableName: 'ledger',
+  notificationsTopicArn: 'arn:aws:sns:us-east-1:123456789012:notifications',
+  serviceName: 'billing-dedup-dev-cost-ledger',
+  metricsNamespace: 'BillingDedup',
+  logLevel: 'DEBUG',
+};
+
+describe('consumer environment contract', () => {
+  it('what lib/ writes is what the consumers read back', () => {
+    const env = consumerEnvironment(everySetting);
+    expect(consumerSettings(env)).toEqual({
+      stream: COST_STREAM,
+      fifo: true,
+      deliveryMode: 'envelope',
+      dlqUrl: everySetting.dlqUrl,
+      dedupTable: 'dedup',
+      ttlSeconds: 86_400,
+      concurrency: 3,
+    });
+    expect(ledgerTableName(env)).toBe('ledger');
+    expect(notificationsTopicArn(env)).toBe(everySetting.notificationsTopicArn);
+  });
+
+  it('writes one variable per given setting, under its contract name, as a string', () => {
+    expect(consumerEnvironment({ streamName: COST_STREAM, maxConcurrency: 8 })).toEqual({
+      [ENV.streamName]: COST_STREAM,
+      [ENV.maxConcurrency]: '8',
+    });
+    expect(Object.keys(consumerEnvironment(everySetting)).sort()).toEqual(
+      Object.values(ENV).sort(),
+    );
+  });
+
+  it('falls back to the CDK configuration defaults when a variable is absent', () => {
+    const settings = consumerSettings({
+      [ENV.streamName]: COST_STREAM,
+      [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/dlq',
+      [ENV.dedupTableName]: 'dedup',
+    });
+    expect(settings.ttlSeconds).toBe(DEFAULTS.dedupTtlDays * 86_400);
+    expect(settings.concurrency).toBe(DEFAULTS.inBatchConcurrency);
+    expect(settings.fifo).toBe(false);
+  });
+
+  it('names the variable in every error', () => {
+    expect(() => readQueueKind({ [ENV.queueKind]: 'fifo ' })).not.toThrow();
+    expect(() => readQueueKind({ [ENV.queueKind]: 'FIFO' })).toThrow(
+      'Environment variable QUEUE_KIND must be fifo or standard',
+    );
+    expect(() => consumerSettings({ [ENV.queueKind]: 'fifo' })).toThrow(
+      'Environment variable STREAM_NAME is not set',
+    );
+    expect(() => readPositiveInteger({ [ENV.maxConcurrency]: '0' }, ENV.maxConcurrency, 8)).toThrow(
+      'Environment variable MAX_CONCURRENCY must be a positive integer',
+    );
+    expect(() => ledgerTableName({ [ENV.ledgerTableName]: '  ' })).toThrow(
+      'Environment variable LEDGER_TABLE_NAME is not set',
+    );
+  });
+});
