@@ -1,5 +1,6 @@
 /**
  * `npm run bench [-- --events 20000 --reps 5 --crash-events 2000 --consumers 4 --seed N --out dir]`
+ * `npm run bench -- --sections exports [--export-rows 1000000 --export-stream-events 20000]`
  *
  * Ours (lambda/handlers/cost-ledger.ts) vs the Powertools baseline (bench/baseline/), side by side in one
  * run against one DynamoDB Local that this script starts and stops. Writes latest.json, latest.md and
@@ -19,6 +20,7 @@ import {
   type RunOptions,
   type RunResult,
 } from './lib/harness';
+import { EXPORTS_DEFAULTS, runExportsBench } from './lib/exports-bench';
 import { measureKeyPath } from './lib/keypath';
 import {
   computeGoals,
@@ -31,6 +33,11 @@ import {
   type CrashRow,
   type Report,
 } from './lib/report';
+import {
+  computeExportGoals,
+  renderExportsMarkdown,
+  type ExportsReport,
+} from './lib/report/exports';
 import { DEFAULT_WORKLOAD, generateWorkload } from './lib/workload';
 
 export interface BenchOptions {
@@ -45,7 +52,14 @@ export interface BenchOptions {
   quiet: boolean;
   /** Use this DynamoDB endpoint instead of starting (and stopping) a DynamoDB Local. */
   endpoint?: string;
+  /** `stream` (ours vs the Powertools baseline) and/or `exports` (billing export files). */
+  sections?: BenchSection[];
+  exportRows?: number;
+  exportStreamEvents?: number;
 }
+
+export type BenchSection = 'stream' | 'exports';
+const SECTIONS: BenchSection[] = ['stream', 'exports'];
 
 export const DEFAULTS: BenchOptions = {
   events: 20_000,
@@ -57,6 +71,9 @@ export const DEFAULTS: BenchOptions = {
   out: path.join(ROOT, 'bench', 'results'),
   initSamples: 20,
   quiet: false,
+  sections: SECTIONS,
+  exportRows: EXPORTS_DEFAULTS.rows,
+  exportStreamEvents: EXPORTS_DEFAULTS.streamEvents,
 };
 
 export const parseArgs = (argv: string[]): BenchOptions => {
@@ -99,6 +116,20 @@ export const parseArgs = (argv: string[]): BenchOptions => {
         break;
       case '--quiet':
         options.quiet = true;
+        break;
+      case '--sections': {
+        const sections = value().split(',');
+        const unknown = sections.filter((s) => !SECTIONS.includes(s as BenchSection));
+        if (unknown.length > 0 || sections.length === 0)
+          throw new Error(`--sections takes ${SECTIONS.join(',')} (not ${unknown.join(',')})`);
+        options.sections = sections as BenchSection[];
+        break;
+      }
+      case '--export-rows':
+        options.exportRows = integer('--export-rows');
+        break;
+      case '--export-stream-events':
+        options.exportStreamEvents = integer('--export-stream-events');
         break;
       default:
         throw new Error(`unknown flag ${flag} (see bench/run.ts)`);
@@ -324,10 +355,85 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
   }
 };
 
+/**
+ * The exports section: a generated FOCUS export of `exportRows` rows through planner and chunk workers
+ * on DynamoDB Local and the S3 emulator (bench/lib/exports-bench.ts). Writes exports.json and
+ * exports.md under `out`; a snapshot that differs from the ground truth fails the run.
+ */
+export const runExportsSection = async (options: BenchOptions): Promise<ExportsReport> => {
+  const began = Date.now();
+  const log = (message: string) => {
+    if (!options.quiet)
+      process.stderr.write(
+        `[bench exports ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`,
+      );
+  };
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env[ENV.logLevel] = 'SILENT';
+  process.env.AWS_REGION ??= 'us-east-1';
+  if (!options.endpoint) log('starting DynamoDB Local');
+  let local: DynamoDbLocal | undefined = options.endpoint ? undefined : await startDynamoDbLocal();
+  const stop = async () => {
+    const running = local;
+    local = undefined;
+    await running?.stop();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    void stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const rows = options.exportRows ?? EXPORTS_DEFAULTS.rows;
+    const measured = await runExportsBench({
+      ...EXPORTS_DEFAULTS,
+      rows,
+      // About 40 bad rows in a small run, every 10,000th row in the full one.
+      badRowEvery: Math.max(2, Math.min(EXPORTS_DEFAULTS.badRowEvery, Math.floor(rows / 40))),
+      streamEvents: options.exportStreamEvents ?? EXPORTS_DEFAULTS.streamEvents,
+      seed: options.seed,
+      dynamoEndpoint: options.endpoint ?? (local as DynamoDbLocal).endpoint,
+      log,
+    });
+    const partial = {
+      ...measured,
+      generatedAt: new Date().toISOString(),
+      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      durationSeconds: (Date.now() - began) / 1000,
+      machine: machine(),
+    };
+    const report: ExportsReport = { ...partial, goals: computeExportGoals(partial) };
+    mkdirSync(options.out, { recursive: true });
+    writeFileSync(
+      path.join(options.out, 'exports.json'),
+      await formatted(`${JSON.stringify(report, null, 2)}\n`, 'json'),
+    );
+    writeFileSync(
+      path.join(options.out, 'exports.md'),
+      await formatted(renderExportsMarkdown(report), 'markdown'),
+    );
+    log(`wrote ${path.relative(process.cwd(), options.out) || '.'}/exports.{json,md}`);
+    return report;
+  } finally {
+    await stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+};
+
+const main = async (options: BenchOptions): Promise<string> => {
+  const rendered: string[] = [];
+  const sections = options.sections ?? SECTIONS;
+  if (sections.includes('stream')) rendered.push(renderMarkdown(await runBench(options)));
+  if (sections.includes('exports'))
+    rendered.push(renderExportsMarkdown(await runExportsSection(options)));
+  return rendered.join('\n');
+};
+
 if (require.main === module) {
-  runBench(parseArgs(process.argv.slice(2)))
-    .then((report) => {
-      process.stdout.write(renderMarkdown(report));
+  main(parseArgs(process.argv.slice(2)))
+    .then((markdown) => {
+      process.stdout.write(markdown);
       process.exit(0);
     })
     .catch((error) => {

@@ -41,7 +41,10 @@ export const IAM_ACTION_OF_COMMAND: Readonly<Record<string, string>> = {
   ScanCommand: 'dynamodb:Scan',
   GetItemCommand: 'dynamodb:GetItem',
   PutObjectCommand: 's3:PutObject',
-  ListObjectsV2Command: 's3:ListBucket',
+  ListObjectsCommand: 's3:ListBucket',
+  CreateMultipartUploadCommand: 's3:PutObject',
+  UploadPartCommand: 's3:PutObject',
+  CompleteMultipartUploadCommand: 's3:PutObject',
 };
 
 const ACCESS_DENIED = new Set([

@@ -89,7 +89,7 @@ export const buildProgram = (
 
   const program = new Command('billing-dedup')
     .description(
-      'Operate billing-dedup: publish/replay billing events, inspect and redrive DLQs, read the ledger.',
+      'Operate billing-dedup: publish/replay billing events, upload and follow billing exports, inspect and redrive DLQs, read the ledger.',
     )
     .exitOverride()
     .configureOutput({

@@ -15,6 +15,12 @@ export const ENV = {
   maxConcurrency: 'MAX_CONCURRENCY',
   ledgerTableName: 'LEDGER_TABLE_NAME',
   notificationsTopicArn: 'NOTIFICATIONS_TOPIC_ARN',
+  exportBucketName: 'EXPORT_BUCKET_NAME',
+  exportSources: 'EXPORT_SOURCES',
+  chunkQueueUrl: 'CHUNK_QUEUE_URL',
+  exportDiffThreshold: 'EXPORT_DIFF_THRESHOLD',
+  exportCsvSubchunkRows: 'EXPORT_CSV_SUBCHUNK_ROWS',
+  exportParquetRowsPerTask: 'EXPORT_PARQUET_ROWS_PER_TASK',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   logLevel: 'POWERTOOLS_LOG_LEVEL',
@@ -38,6 +44,10 @@ export const DEFAULT_DEDUP_TTL_SECONDS = DEFAULT_DEDUP_TTL_DAYS * SECONDS_PER_DA
 export const DEFAULT_MAX_CONCURRENCY = 8;
 export const DEFAULT_QUEUE_KIND: QueueKind = 'standard';
 export const DEFAULT_DELIVERY_MODE: DeliveryMode = 'raw';
+/** Export pipeline defaults: the CDK configuration's and the functions' fallbacks. */
+export const DEFAULT_EXPORT_DIFF_THRESHOLD = '1';
+export const DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS = 50_000;
+export const DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK = 200_000;
 
 /** Values of a consumer's environment; every one optional so tests and tools can set a subset. */
 export type ConsumerEnvironment = {
@@ -45,7 +55,11 @@ export type ConsumerEnvironment = {
     ? QueueKind
     : S extends 'deliveryMode'
       ? DeliveryMode
-      : S extends 'dedupTtlSeconds' | 'maxConcurrency'
+      : S extends
+            | 'dedupTtlSeconds'
+            | 'maxConcurrency'
+            | 'exportCsvSubchunkRows'
+            | 'exportParquetRowsPerTask'
         ? number
         : string;
 };

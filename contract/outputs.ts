@@ -1,4 +1,4 @@
-import { STREAMS, STREAM_NAMES, type StreamName, streamNamed } from './streams';
+import { EXPORT_STREAMS, STREAMS, STREAM_NAMES, type StreamName, streamNamed } from './streams';
 
 /** CloudFormation output ids of the stateful stack (tables and keys). */
 export const STATEFUL_OUTPUTS = {
@@ -25,6 +25,16 @@ export const STACK_OUTPUTS = {
   exportBucketName: 'ExportBucketName',
 } as const;
 
+/** Output ids of the topic, queues and consumer of the stream with this output prefix. */
+const outputsOf = (prefix: string) => ({
+  topicArn: `${prefix}TopicArn`,
+  queueUrl: `${prefix}QueueUrl`,
+  queueArn: `${prefix}QueueArn`,
+  dlqUrl: `${prefix}DlqUrl`,
+  dlqArn: `${prefix}DlqArn`,
+  consumerFunctionName: `${prefix}ConsumerFunctionName`,
+});
+
 /** Output ids of one stream's topic, queues and consumer. */
 export const streamOutputs = (stream: StreamName) => {
   const prefix = streamNamed(stream).outputPrefix;
@@ -41,8 +51,18 @@ export const streamOutputs = (stream: StreamName) => {
 export const COST_OUTPUTS = streamOutputs(STREAMS.costEvents.name);
 export const ALERT_OUTPUTS = streamOutputs(STREAMS.budgetAlerts.name);
 
+/** The export pipeline's outputs: the chunk queue has no topic, so no `topicArn` output. */
+export const EXPORT_DELIVERIES_OUTPUTS = outputsOf(EXPORT_STREAMS.exportDeliveries.outputPrefix);
+const { topicArn: _noChunkTopic, ...chunkOutputs } = outputsOf(
+  EXPORT_STREAMS.exportChunks.outputPrefix,
+);
+export const EXPORT_CHUNKS_OUTPUTS = chunkOutputs;
+
 /** Every output id the stateless stack writes. */
 export const statelessOutputIds = (): string[] => [
   ...Object.values(STATELESS_OUTPUTS),
   ...STREAM_NAMES.flatMap((stream) => Object.values(streamOutputs(stream))),
+  STACK_OUTPUTS.exportBucketName,
+  ...Object.values(EXPORT_DELIVERIES_OUTPUTS),
+  ...Object.values(EXPORT_CHUNKS_OUTPUTS),
 ];

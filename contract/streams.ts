@@ -53,3 +53,33 @@ export const isStreamName = (value: unknown): value is StreamName =>
 
 export const streamNamed = (name: StreamName): StreamDefinition =>
   STREAM_DEFINITIONS.find((stream) => stream.name === name) as StreamDefinition;
+
+/**
+ * The billing-export pipeline's two queues (docs/exports.md). `kind: 'export'` keeps them out of
+ * STREAM_DEFINITIONS: the loops over the message streams (publish, ledger, local report) do not apply
+ * to them. `topic` says whether the stream has its own SNS topic (the chunk queue is fed by the planner).
+ */
+export const EXPORT_STREAMS = {
+  exportDeliveries: {
+    kind: 'export',
+    name: 'export-deliveries',
+    consumer: 'export-planner',
+    handlerEntry: 'lambda/handlers/export-planner.ts',
+    outputPrefix: 'ExportDeliveries',
+    label: 'Export deliveries',
+    topic: true,
+  },
+  exportChunks: {
+    kind: 'export',
+    name: 'export-chunks',
+    consumer: 'export-chunk',
+    handlerEntry: 'lambda/handlers/export-chunk.ts',
+    outputPrefix: 'ExportChunks',
+    label: 'Export chunks',
+    topic: false,
+  },
+} as const;
+
+export type ExportStreamDefinition = (typeof EXPORT_STREAMS)[keyof typeof EXPORT_STREAMS];
+export const EXPORT_STREAM_DEFINITIONS: readonly ExportStreamDefinition[] =
+  Object.values(EXPORT_STREAMS);

@@ -6,6 +6,8 @@ import { StatefulStack } from './stateful-stack';
 import { StatelessStack } from './stateless-stack';
 
 const CROSS_STACK_REFERENCES_FLAG = '@aws-cdk/core:defaultCrossStackReferences';
+/** Server access logs delivered through a bucket policy (logging.s3.amazonaws.com), not ACLs. */
+const ACCESS_LOGS_BUCKET_POLICY_FLAG = '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy';
 
 export interface BillingDedupApp {
   readonly config: BillingDedupConfig;
@@ -28,6 +30,9 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
   // Pinned explicitly (the flag's unset default is the same) so the behaviour cannot drift.
   if (app.node.tryGetContext(CROSS_STACK_REFERENCES_FLAG) === undefined) {
     app.node.setContext(CROSS_STACK_REFERENCES_FLAG, 'strong');
+  }
+  if (app.node.tryGetContext(ACCESS_LOGS_BUCKET_POLICY_FLAG) === undefined) {
+    app.node.setContext(ACCESS_LOGS_BUCKET_POLICY_FLAG, true);
   }
   const env =
     config.account || config.region
@@ -52,6 +57,8 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
     dataKey: stateful.dataKey,
     messagingKey: stateful.messagingKey,
     statefulStackId: stateful.stackId,
+    exportBucketName: stateful.exportBucketName,
+    exportKeyArn: stateful.exportKeyArn,
   });
   stateless.addStackDependency(stateful);
 

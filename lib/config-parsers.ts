@@ -155,3 +155,44 @@ export function listOf(
     },
   };
 }
+
+/**
+ * A JSON value (given as JSON text from `-c key=value`, or as JSON from cdk.json) checked by `parse`,
+ * which throws an Error whose message names the problem.
+ */
+export function jsonValue<T>(accepted: string, parse: (value: unknown) => T): Parser<T> {
+  return {
+    accepted,
+    parse(key, raw) {
+      let value = raw;
+      if (typeof raw === 'string') {
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          return fail(`${key}: not valid JSON: ${show(raw)}`);
+        }
+      }
+      try {
+        return ok(parse(value));
+      } catch (err) {
+        return fail((err as Error).message);
+      }
+    },
+  };
+}
+
+/** A string `check` accepts (returns why not otherwise); numbers are read as their text. */
+export function checkedString(
+  accepted: string,
+  check: (value: string) => string | undefined,
+): Parser<string> {
+  return {
+    accepted,
+    parse(key, raw) {
+      const s = typeof raw === 'number' ? String(raw) : raw;
+      if (typeof s !== 'string') return fail(`${key}: expected ${accepted}, got ${show(raw)}`);
+      const why = check(s.trim());
+      return why ? fail(`${key}: ${why}, got ${show(raw)}`) : ok(s.trim());
+    },
+  };
+}

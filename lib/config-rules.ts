@@ -7,14 +7,25 @@
  */
 import {
   DEFAULT_DEDUP_TTL_DAYS,
+  DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS,
+  DEFAULT_EXPORT_DIFF_THRESHOLD,
+  DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK,
   DEFAULT_MAX_CONCURRENCY,
   ENV,
   QUEUE_KINDS,
   type QueueKind,
 } from '../contract/environment';
+import {
+  DEFAULT_EXPORT_PROVIDER,
+  type ExportSourceConfig,
+  parseExportSources,
+} from '../contract/export-sources';
 import { STATELESS_OUTPUTS } from '../contract/outputs';
+import { parseThreshold } from '../lambda/core/exports/snapshot';
 import {
   Parser,
+  checkedString,
+  jsonValue,
   listOf,
   matching,
   matchingWithMessage,
@@ -65,6 +76,55 @@ function checkRolePattern(item: string): string | undefined {
 
 function checkEmail(item: string): string | undefined {
   return EMAIL_RE.test(item) ? undefined : 'is not an e-mail address';
+}
+
+/** S3 general purpose bucket naming rules. */
+function checkBucketName(name: string): string | undefined {
+  if (
+    /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(name) &&
+    !name.includes('..') &&
+    !/^\d+\.\d+\.\d+\.\d+$/.test(name) &&
+    !/^(xn--|sthree-)/.test(name) &&
+    !/(-s3alias|--ol-s3)$/.test(name)
+  )
+    return undefined;
+  return 'must be an S3 bucket name (3-63 lower-case letters, digits, "." and "-", starting and ending with a letter or digit)';
+}
+
+const KMS_KEY_ARN_RE = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]{1,128}$/;
+
+function checkKmsKeyArn(arn: string): string | undefined {
+  return KMS_KEY_ARN_RE.test(arn)
+    ? undefined
+    : 'must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key-id>)';
+}
+
+function checkThreshold(text: string): string | undefined {
+  try {
+    parseThreshold(text);
+    return undefined;
+  } catch {
+    return 'must be an exact decimal ≥ 0 such as "1" or "0.01" (an amount in the billing currency)';
+  }
+}
+
+/**
+ * The list reaches both export functions as one environment variable (EXPORT_SOURCES), and Lambda
+ * refuses a function whose environment is over 4 KB in total: leave room for the other variables.
+ */
+export const EXPORT_SOURCES_MAX_BYTES = 2560;
+
+function exportSourcesWithinEnvironmentLimit(value: unknown): ExportSourceConfig[] {
+  const sources = parseExportSources(value);
+  const bytes = Buffer.byteLength(JSON.stringify(sources), 'utf8');
+  if (bytes > EXPORT_SOURCES_MAX_BYTES) {
+    throw new Error(
+      `exportSources: ${bytes} bytes as JSON, over the ${EXPORT_SOURCES_MAX_BYTES} bytes that fit in the export ` +
+        'functions’ environment (Lambda allows 4 KB in total); use shorter prefixes, for example one ' +
+        'prefix per tenant with the exports under it',
+    );
+  }
+  return sources;
 }
 
 const num = (values: Readonly<Record<string, unknown>>, key: string): number =>
@@ -177,7 +237,7 @@ export const CONFIG_RULES = {
   logRetentionDays: rule<number>({
     parser: wholeNumberIn(LOG_RETENTION_DAYS, 'days', 'CloudWatch Logs accepts only'),
     default: 30,
-    doc: 'retention of the function log groups',
+    doc: 'retention of the function log groups and of the export bucket’s server access logs',
   }),
   oldestMessageAgeAlarmSeconds: rule<number>({
     parser: wholeNumber(60, 14 * 86400, 'seconds'),
@@ -211,6 +271,73 @@ export const CONFIG_RULES = {
     default: [],
     doc: 'e-mail subscriptions of the ops (alarm) topic',
   }),
+  exportSources: rule<readonly ExportSourceConfig[]>({
+    parser: jsonValue(
+      'JSON list of `{"tenant", "prefix", "source"?}`: tenant slug, key prefix ending in `/`, provider slug',
+      exportSourcesWithinEnvironmentLimit,
+    ),
+    default: [],
+    doc:
+      'which tenant owns which key prefix of the export bucket (the S3 path prefix of a Data Export); prefixes ' +
+      `must not contain one another; \`source\` is the provider of rows without ProviderName (default \`${DEFAULT_EXPORT_PROVIDER}\`). ` +
+      'Empty: every delivered manifest is dead-lettered with a reason naming this key',
+  }),
+  exportBucketName: rule<string | undefined>({
+    parser: checkedString('an S3 bucket name', checkBucketName),
+    default: undefined,
+    defaultDoc: 'unset (the stateful stack creates the bucket)',
+    doc:
+      'use this existing bucket (same account and region) instead of creating one. Its policy, encryption and ' +
+      'versioning stay yours: see docs/exports.md "Deploy"',
+  }),
+  exportBucketKeyArn: rule<string | undefined>({
+    parser: checkedString('a KMS key ARN', checkKmsKeyArn),
+    default: undefined,
+    defaultDoc: 'unset',
+    doc: 'customer managed key of the objects in `exportBucketName` (the export functions may decrypt with it, through S3 only); only with `exportBucketName`',
+  }),
+  exportVersionRetentionDays: rule<number>({
+    parser: wholeNumber(1, 3650, 'days'),
+    default: 30,
+    doc: 'the created export bucket keeps a replaced or deleted object version this long (an overwriting export replaces its files)',
+  }),
+  exportDiffNotifyThreshold: rule<string>({
+    parser: checkedString('an exact decimal ≥ 0', checkThreshold),
+    default: DEFAULT_EXPORT_DIFF_THRESHOLD,
+    doc: `an account-currency whose total changes by at least this much between two exports is notified (\`${ENV.exportDiffThreshold}\`)`,
+  }),
+  exportCsvSubchunkRows: rule<number>({
+    parser: wholeNumber(100, 1_000_000, 'rows'),
+    default: DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS,
+    doc: `CSV rows committed together (\`${ENV.exportCsvSubchunkRows}\`): a crash re-reads at most this many`,
+  }),
+  exportParquetRowsPerTask: rule<number>({
+    parser: wholeNumber(1_000, 10_000_000, 'rows'),
+    default: DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK,
+    doc: `target rows of one Parquet task (whole row groups; \`${ENV.exportParquetRowsPerTask}\`); a task must finish within \`exportChunkTimeoutSeconds\``,
+  }),
+  exportPlannerTimeoutSeconds: rule<number>({
+    parser: wholeNumber(10, 900, 'seconds'),
+    default: 120,
+    doc: 'export planner timeout (it reads the manifest and the footer of every Parquet file)',
+  }),
+  exportChunkTimeoutSeconds: rule<number>({
+    parser: wholeNumber(60, 900, 'seconds'),
+    default: 300,
+    doc: 'export chunk worker timeout; its queue’s visibility timeout is 6 × this',
+  }),
+  exportChunkMemoryMb: rule<number>({
+    parser: wholeNumber(512, 10240, 'MB'),
+    default: 1024,
+    doc: 'export chunk worker memory (one task per invocation; the default sizes peak below 512 MB)',
+  }),
+  exportChunkMaxReceiveCount: rule<number>({
+    parser: wholeNumber(3, 1000, 'receives'),
+    default: 20,
+    doc:
+      'receives of a chunk task before it is dead-lettered. A CSV file too large for one invocation continues ' +
+      'in the next receive, so this also bounds the size of one CSV file',
+  }),
 } as const satisfies Record<string, ConfigRule<unknown>>;
 
 export type ConfigKey = keyof typeof CONFIG_RULES;
@@ -229,6 +356,13 @@ export interface CrossFieldRule {
 }
 
 export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
+  {
+    keys: ['exportBucketKeyArn', 'exportBucketName'],
+    problem: (c) =>
+      c.exportBucketKeyArn !== undefined && c.exportBucketName === undefined
+        ? 'exportBucketKeyArn: only applies to an existing bucket; set exportBucketName too, or remove exportBucketKeyArn (the created bucket has its own key)'
+        : undefined,
+  },
   {
     keys: ['batchSize', 'maxBatchingWindowSeconds'],
     problem: (c) =>

@@ -1,13 +1,15 @@
-import { Aws, CfnOutput, RemovalPolicy, Stack, StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { STATEFUL_OUTPUTS } from '../contract/outputs';
 import { ALL_SERVICE_PUBLISHERS } from '../contract/publishers';
 import { DEDUP_TABLE, LEDGER_TABLE } from '../contract/tables';
 import { AWS_SCOPE } from './aws-scope';
 import { BillingDedupConfig } from './config';
+import { createExportBucket } from './constructs/export-bucket';
 import { toPrincipal } from './constructs/secure-topic';
 import { resourceName } from './naming';
 
@@ -29,6 +31,12 @@ export class StatefulStack extends Stack {
   readonly dataKey: kms.Key;
   /** Encrypts every topic and queue; its policy lets the AWS service publishers use it. */
   readonly messagingKey: kms.Key;
+  /** Name of the billing export bucket: created here, or `exportBucketName`. */
+  readonly exportBucketName: string;
+  /** ARN of the key of the export objects (created here, or `exportBucketKeyArn`); none for SSE-S3. */
+  readonly exportKeyArn?: string;
+  /** The created export bucket (undefined with `exportBucketName`). */
+  readonly exportBucket?: s3.Bucket;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -48,6 +56,21 @@ export class StatefulStack extends Stack {
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+
+    if (config.exportBucketName === undefined) {
+      const created = createExportBucket(this, {
+        stage,
+        keyAlias: `alias/${resourceName(stage, 'exports')}`,
+        noncurrentVersionRetention: Duration.days(config.exportVersionRetentionDays),
+        accessLogRetention: Duration.days(config.logRetentionDays),
+      });
+      this.exportBucket = created.bucket;
+      this.exportBucketName = created.bucket.bucketName;
+      this.exportKeyArn = created.key.keyArn;
+    } else {
+      this.exportBucketName = config.exportBucketName;
+      this.exportKeyArn = config.exportBucketKeyArn;
+    }
     this.addMessagingKeyPolicy(config);
 
     const tableDefaults = {
@@ -97,6 +120,7 @@ export class StatefulStack extends Stack {
    * - SNS delivering into the encrypted queues/DLQs (scoped to this stage's topics),
    * - AWS Budgets and Cost Anomaly Detection publishing to the budget-alerts topic,
    * - CloudWatch alarms publishing to the ops topic,
+   * - S3 publishing the export bucket's object-created events to the export-deliveries topic,
    * - configured cross-account producers (only through SNS).
    * Principals of this account keep using it through IAM (default key policy).
    */
@@ -129,6 +153,19 @@ export class StatefulStack extends Stack {
       );
     }
 
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowS3ExportBucketNotifications',
+        principals: [new iam.ServicePrincipal('s3.amazonaws.com')],
+        actions: SERVICE_KEY_ACTIONS,
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ArnEquals: { 'aws:SourceArn': exportBucketArn(this.exportBucketName) },
+        },
+      }),
+    );
+
     const producers = [
       ...new Set([...config.costEventsPublishers, ...config.budgetAlertsPublishers]),
     ];
@@ -144,4 +181,9 @@ export class StatefulStack extends Stack {
       );
     }
   }
+}
+
+/** ARN of a bucket of this partition by name (S3 ARNs carry neither region nor account). */
+export function exportBucketArn(bucketName: string): string {
+  return `arn:${Aws.PARTITION}:s3:::${bucketName}`;
 }

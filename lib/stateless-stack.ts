@@ -8,7 +8,13 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { ConsumerEnvironment } from '../contract/environment';
-import { STATELESS_OUTPUTS, streamOutputs } from '../contract/outputs';
+import {
+  EXPORT_CHUNKS_OUTPUTS,
+  EXPORT_DELIVERIES_OUTPUTS,
+  STACK_OUTPUTS,
+  STATELESS_OUTPUTS,
+  streamOutputs,
+} from '../contract/outputs';
 import { SERVICE_PUBLISHERS, servicePublisher } from '../contract/publishers';
 import {
   ALERT_STREAM,
@@ -22,6 +28,7 @@ import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { OpsDashboard } from './constructs/ops-dashboard';
 import { QueueConsumer } from './constructs/queue-consumer';
 import { SecureTopic } from './constructs/secure-topic';
+import { addExportPipelines, type ExportPipelines } from './export-pipelines';
 import { messagingName, resourceName, serviceName } from './naming';
 
 export interface StatelessStackProps extends StackProps {
@@ -32,6 +39,10 @@ export interface StatelessStackProps extends StackProps {
   readonly messagingKey: kms.IKey;
   /** The CLI reads both stacks' outputs (`--stack`): the DLQ operator role may describe both. */
   readonly statefulStackId: string;
+  /** The billing export bucket (created by the stateful stack, or configured). */
+  readonly exportBucketName: string;
+  /** Key of the export objects, if SSE-KMS with a customer managed key. */
+  readonly exportKeyArn?: string;
 }
 
 /** What a stream's topic and queues need besides the stream's contract definition (contract/streams.ts). */
@@ -81,6 +92,8 @@ export class StatelessStack extends Stack {
   readonly opsTopic: sns.Topic;
   /** Each stream's queue + DLQ + consumer, in STREAM_DEFINITIONS order. */
   readonly pipelines: readonly QueueConsumer[];
+  /** The billing-export topic and its two queue + DLQ + function pipelines. */
+  readonly exports: ExportPipelines;
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dlqOperatorRole: iam.Role;
 
@@ -187,8 +200,26 @@ export class StatelessStack extends Stack {
       return pipeline;
     });
 
+    this.exports = addExportPipelines(this, {
+      config,
+      bucketName: props.exportBucketName,
+      bucketKeyArn: props.exportKeyArn,
+      dedupTable: props.dedupTable,
+      ledgerTable: props.ledgerTable,
+      dataKeyArn: props.dataKey.keyArn,
+      notificationsTopic: this.notificationsTopic,
+      queueDefaults: common,
+      consumerDefaults: {
+        memorySize: consumerCommon.memorySize,
+        logRetention: consumerCommon.logRetention,
+        logRemovalPolicy: consumerCommon.logRemovalPolicy,
+        logLevel: consumerCommon.logLevel,
+      },
+    });
+    const allPipelines = [...this.pipelines, this.exports.deliveries, this.exports.chunks];
+
     // ---------------- alarms, dashboard ----------------
-    for (const pipeline of this.pipelines) {
+    for (const pipeline of allPipelines) {
       const alarms = new ConsumerAlarms(this, `${pipeline.node.id}Alarms`, {
         pipeline,
         namePrefix: resourceName(stage, pipeline.streamName),
@@ -201,13 +232,13 @@ export class StatelessStack extends Stack {
       service: SERVICE_PUBLISHERS.cloudWatchAlarms.principal,
       sourceArns: this.alarms.map((alarm) => alarm.alarmArn),
     });
-    allowDlqOperations(this.dlqOperatorRole, this.pipelines, messagingKey, [
+    allowDlqOperations(this.dlqOperatorRole, allPipelines, messagingKey, [
       this.stackId,
       props.statefulStackId,
     ]);
     const dashboard = new OpsDashboard(this, 'Dashboard', {
       dashboardName: resourceName(stage, 'operations'),
-      pipelines: [...this.pipelines],
+      pipelines: allPipelines,
       alarms: this.alarms,
     });
 
@@ -223,6 +254,31 @@ export class StatelessStack extends Stack {
       out(ids.topicArn, topicArn, topicWiringOf(stream.name, config).outputDescription);
       if (stream.name === COST_STREAM)
         out(STATELESS_OUTPUTS.costEventsStreamKind, config.costStreamKind, 'fifo or standard');
+      out(ids.queueUrl, pipeline.queue.queueUrl, `${label} source queue`);
+      out(ids.queueArn, pipeline.queue.queueArn, `${label} source queue ARN`);
+      out(ids.dlqUrl, pipeline.deadLetterQueue.queueUrl, `${label} dead-letter queue`);
+      out(ids.dlqArn, pipeline.deadLetterQueue.queueArn, `${label} dead-letter queue ARN`);
+      out(
+        ids.consumerFunctionName,
+        pipeline.consumer.fn.functionName,
+        `Consumer of the ${label.toLowerCase()} queue`,
+      );
+    }
+    const { deliveries, chunks, deliveriesTopic } = this.exports;
+    out(
+      STACK_OUTPUTS.exportBucketName,
+      props.exportBucketName,
+      'Billing export bucket (point AWS Data Exports here)',
+    );
+    out(
+      EXPORT_DELIVERIES_OUTPUTS.topicArn,
+      deliveriesTopic.topicArn,
+      'Manifest notifications of the export bucket',
+    );
+    for (const [ids, pipeline, label] of [
+      [EXPORT_DELIVERIES_OUTPUTS, deliveries, 'Export deliveries'],
+      [EXPORT_CHUNKS_OUTPUTS, chunks, 'Export chunks'],
+    ] as const) {
       out(ids.queueUrl, pipeline.queue.queueUrl, `${label} source queue`);
       out(ids.queueArn, pipeline.queue.queueArn, `${label} source queue ARN`);
       out(ids.dlqUrl, pipeline.deadLetterQueue.queueUrl, `${label} dead-letter queue`);

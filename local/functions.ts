@@ -3,17 +3,20 @@
  * in-process: by the function's STREAM_NAME environment variable (set by the CDK app's QueueConsumer).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createBudgetAlertsHandler } from '../lambda/handlers/budget-alerts';
 import { createCostLedgerHandler } from '../lambda/handlers/cost-ledger';
+import { createExportChunkHandler } from '../lambda/handlers/export-chunk';
+import { createExportPlannerHandler } from '../lambda/handlers/export-planner';
 import { ENV } from '../contract/environment';
 import {
   ALERT_STREAM,
   COST_STREAM,
+  EXPORT_STREAMS,
   STREAMS,
-  isStreamName,
   type StreamName,
 } from '../contract/streams';
 import type { BatchObserver } from '../lambda/core/batch';
@@ -23,6 +26,8 @@ export interface HandlerClients {
   dynamo: DynamoDBClient;
   sqs: SQSClient;
   sns: SNSClient;
+  /** Path-style, on the local S3. */
+  s3: S3Client;
 }
 
 export type LocalHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -40,7 +45,13 @@ const recordOutcomes: BatchObserver = (outcome) => {
   );
 };
 
-export const HANDLER_FACTORIES: Record<StreamName, { entry: string; create: HandlerFactory }> = {
+const EXPORT_DELIVERIES_STREAM = EXPORT_STREAMS.exportDeliveries.name;
+const EXPORT_CHUNKS_STREAM = EXPORT_STREAMS.exportChunks.name;
+
+export const HANDLER_FACTORIES: Record<
+  StreamName | typeof EXPORT_DELIVERIES_STREAM | typeof EXPORT_CHUNKS_STREAM,
+  { entry: string; create: HandlerFactory }
+> = {
   [COST_STREAM]: {
     entry: `${STREAMS.costEvents.handlerEntry}#createCostLedgerHandler`,
     create: (env, { dynamo, sqs }) => {
@@ -52,6 +63,15 @@ export const HANDLER_FACTORIES: Record<StreamName, { entry: string; create: Hand
     entry: `${STREAMS.budgetAlerts.handlerEntry}#createBudgetAlertsHandler`,
     create: (env, clients) => createBudgetAlertsHandler(env, clients, recordOutcomes),
   },
+  [EXPORT_DELIVERIES_STREAM]: {
+    entry: `${EXPORT_STREAMS.exportDeliveries.handlerEntry}#createExportPlannerHandler`,
+    create: (env, { dynamo, sqs, s3 }) =>
+      createExportPlannerHandler(env, { dynamo, sqs, s3 }, recordOutcomes),
+  },
+  [EXPORT_CHUNKS_STREAM]: {
+    entry: `${EXPORT_STREAMS.exportChunks.handlerEntry}#createExportChunkHandler`,
+    create: (env, clients) => createExportChunkHandler(env, clients, recordOutcomes),
+  },
 };
 
 export const handlerFactoryFor = (
@@ -59,9 +79,9 @@ export const handlerFactoryFor = (
   env: Record<string, string>,
 ): { stream: string; entry: string; create: HandlerFactory } => {
   const stream = env[ENV.streamName];
-  if (!isStreamName(stream))
+  if (!Object.prototype.hasOwnProperty.call(HANDLER_FACTORIES, stream ?? ''))
     throw new Error(
       `function ${functionName}: no local handler for ${ENV.streamName}=${String(stream)} (known: ${Object.keys(HANDLER_FACTORIES).join(', ')}); add it to local/functions.ts`,
     );
-  return { stream, ...HANDLER_FACTORIES[stream] };
+  return { stream, ...HANDLER_FACTORIES[stream as keyof typeof HANDLER_FACTORIES] };
 };

@@ -8,7 +8,8 @@
  * whitespace; publisher retries (same dedup id: dropped by the FIFO topic) and replays (new dedup id:
  * the consumer's dedup must catch them); eventId conflicts; poison messages; repeated GCP budget
  * notifications with rising cost, GCP periodic updates, AWS Budgets texts and cost anomalies; and the
- * hidden-state cases. Each input family is a scenario in `local/scenarios/`; this module only decides
+ * hidden-state cases; and billing exports (FOCUS files delivered to the export bucket: a re-export, a
+ * manifest delivered twice, CSV, CSV.gz and Parquet parts, NULL cells and bad rows). Each input family is a scenario in `local/scenarios/`; this module only decides
  * their order, which is part of what a seed reproduces.
  */
 import { eventIdConflicts } from './scenarios/conflicts';
@@ -16,6 +17,7 @@ import { costPoison } from './scenarios/cost-poison';
 import { SampleDraft } from './scenarios/draft';
 import { hiddenStateCases } from './scenarios/hidden-state';
 import { alertPoison } from './scenarios/alert-poison';
+import { billingExports } from './scenarios/billing-exports';
 import { monthlyAlerts } from './scenarios/monthly-alerts';
 import { monthlyCharges } from './scenarios/monthly-charges';
 import type { Sample } from './scenarios/sample';
@@ -24,6 +26,7 @@ export {
   TOPICS,
   type ChargeEffect,
   type ConflictPair,
+  type ExpectedExport,
   type GroundTruth,
   type Sample,
   type SampleMessage,
@@ -45,5 +48,6 @@ export const generateSample = (options: SampleOptions): Sample => {
   hiddenStateCases(draft);
   monthlyAlerts(draft);
   alertPoison(draft);
-  return draft.build();
+  const { deliveries, expected, changes } = billingExports(options.seed, draft.truth);
+  return draft.build({ exports: deliveries, expected, changes });
 };

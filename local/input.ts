@@ -1,12 +1,15 @@
 /**
  * `--input FILE.jsonl`: one message per line,
  * `{"topic": "cost-events" | "budget-alerts", "message": <JSON value or string>, "attributes"?: {…},
- *   "groupId"?: "…", "deduplicationId"?: "…"}`.
+ *   "groupId"?: "…", "deduplicationId"?: "…"}`, or a billing export delivered to the local bucket,
+ * `{"export": {"tenant", "billingPeriod", "executionId", "files": [paths relative to the input file]}}`,
+ * or `{"settle": true}` (wait until everything is processed before the next line).
  * A bad line is reported with its line number and skipped; the run still happens, and its verdict fails
  * (a partly published input must never look like a clean run). A file without any message is a usage
  * error: an empty export must not pass as a clean run that "published 0".
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { decodeRecord } from '../lambda/core/envelope';
 import { parseCostEvent } from '../lambda/core/formats';
@@ -14,14 +17,26 @@ import { fifoGroupId, fifoPublishIds, isValidFifoId } from '../lambda/core/keys'
 import { UsageError } from './faults';
 import { TOPICS, type SampleMessage, type Topic } from './generator';
 import { parseJsonExact, stringifyJsonExact } from '../lambda/core/json';
+import { dataFileFormat } from '../lambda/core/exports/manifest';
+import { normalizeTenant } from '../lambda/core/formats/scope';
+import type { ExportDelivery } from './exports/delivery';
 
 export interface InputProblem {
   line: number;
   error: string;
 }
 
+/** What the run does, in file order: publish messages, deliver an export, or wait until settled. */
+export type RunStep =
+  | { kind: 'messages'; messages: SampleMessage[] }
+  | { kind: 'export'; delivery: ExportDelivery }
+  | { kind: 'settle'; line?: number };
+
 export interface InputFile {
+  /** Every message line, in file order. */
   messages: SampleMessage[];
+  /** Messages, exports and settle lines in file order (consecutive messages grouped); default: the messages. */
+  steps?: RunStep[];
   lines: number;
   skipped: InputProblem[];
 }
@@ -63,6 +78,57 @@ const parseLine = (text: string): SampleMessage => {
   };
 };
 
+const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
+const EXECUTION_ID = /^[0-9A-Za-z_-][0-9A-Za-z_.-]{0,127}$/;
+
+const parseExport = (value: unknown, directory: string): ExportDelivery => {
+  if (!isObject(value))
+    throw new Error('"export" must be an object {tenant, billingPeriod, executionId, files}');
+  const { tenant, billingPeriod, executionId, files } = value;
+  let slug: string;
+  try {
+    slug = normalizeTenant(tenant, 'export.tenant');
+  } catch {
+    throw new Error('"export.tenant" must be a tenant slug (a-z, 0-9, ".", "_", "-")');
+  }
+  if (typeof billingPeriod !== 'string' || !PERIOD.test(billingPeriod))
+    throw new Error('"export.billingPeriod" must be a YYYY-MM month');
+  if (typeof executionId !== 'string' || !EXECUTION_ID.test(executionId))
+    throw new Error(
+      '"export.executionId" must be 1 to 128 letters, digits, "_", "-" or "." (not first)',
+    );
+  if (!Array.isArray(files) || files.length === 0 || files.some((f) => typeof f !== 'string'))
+    throw new Error('"export.files" must be a non-empty list of file paths');
+  const paths = (files as string[]).map((file) => {
+    if (dataFileFormat(file) === undefined)
+      throw new Error(`"export.files": ${file} is not .csv, .csv.gz or .parquet`);
+    const path = resolve(directory, file);
+    if (!existsSync(path)) throw new Error(`"export.files": ${file} does not exist (${path})`);
+    return path;
+  });
+  return { tenant: slug, billingPeriod, executionId, files: paths };
+};
+
+const parseStep = (text: string, line: number, directory: string): RunStep => {
+  let value: unknown;
+  try {
+    value = parseJsonExact(text);
+  } catch (error) {
+    throw new Error(`not JSON: ${(error as Error).message}`);
+  }
+  if (isObject(value) && 'export' in value) {
+    if (Object.keys(value).length > 1)
+      throw new Error('an export line holds only "export" (no topic or message)');
+    return { kind: 'export', delivery: { ...parseExport(value.export, directory), line } };
+  }
+  if (isObject(value) && 'settle' in value) {
+    if (value.settle !== true || Object.keys(value).length > 1)
+      throw new Error('a settle line is exactly {"settle": true}');
+    return { kind: 'settle', line };
+  }
+  return { kind: 'messages', messages: [{ ...parseLine(text), line }] };
+};
+
 export const readInputFile = (file: string): InputFile => {
   let text: string;
   try {
@@ -73,23 +139,33 @@ export const readInputFile = (file: string): InputFile => {
     );
   }
   const messages: SampleMessage[] = [];
+  const steps: RunStep[] = [];
   const skipped: InputProblem[] = [];
   const lines = text.split(/\r?\n/);
+  const directory = dirname(resolve(file));
   let count = 0;
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
     count++;
+    let step: RunStep;
     try {
-      messages.push({ ...parseLine(line), line: index + 1 });
+      step = parseStep(line, index + 1, directory);
     } catch (error) {
       skipped.push({ line: index + 1, error: (error as Error).message });
+      return;
     }
+    const last = steps[steps.length - 1];
+    if (step.kind === 'messages') {
+      messages.push(...step.messages);
+      if (last?.kind === 'messages') last.messages.push(...step.messages);
+      else steps.push(step);
+    } else steps.push(step);
   });
   if (count === 0)
     throw new UsageError(
       `--input: ${file} has no messages (it is empty or holds only blank lines); nothing to publish`,
     );
-  return { messages, lines: count, skipped };
+  return { messages, steps, lines: count, skipped };
 };
 
 /**

@@ -3,7 +3,7 @@
  * verdict against the generator's ground truth, and the human-readable summary.
  */
 import Big from 'big.js';
-import { COST_STREAM } from '../contract/streams';
+import { ALERT_STREAM, COST_STREAM } from '../contract/streams';
 import { formatDecimal } from '../lambda/core/decimal';
 import type { LedgerTotal } from '../lambda/adapters/ledger-reader';
 import { REJECTION_ATTRIBUTES } from '../lambda/adapters/sqs-dead-letters';
@@ -12,6 +12,8 @@ import type { GroundTruth } from './generator';
 import type { InputProblem } from './input';
 import type { StreamStats } from './poller';
 import type { CapturedPublish } from './sns';
+import type { ExportDiffReport, ExportReport } from './exports/report';
+import type { ExpectedExport, ExpectedExportChange } from './scenarios/sample';
 
 export interface CostStreamReport {
   applied: number;
@@ -25,6 +27,15 @@ export interface CostStreamReport {
 
 export interface AlertStreamReport {
   notified: number;
+  duplicates: number;
+  observed: number;
+  rejected: number;
+  retried: number;
+}
+
+/** The export planner's and chunk workers' records: manifests planned / chunks committed, repeats, S3 test events. */
+export interface ExportStreamReport {
+  applied: number;
   duplicates: number;
   observed: number;
   rejected: number;
@@ -99,15 +110,21 @@ export interface RunInfo {
       awaitExpired: number;
     }
   >;
+  /** What each export switch changed: per account and currency, the old and new snapshot totals. */
+  exportDiffs: ExportDiffReport[];
 }
 
 export interface LocalReport {
   published: number;
-  streams: Record<string, CostStreamReport | AlertStreamReport>;
+  streams: Record<string, CostStreamReport | AlertStreamReport | ExportStreamReport>;
   broker: { deliveries: number; redeliveries: number; deduplicated: number };
   deadLetters: Record<string, number>;
   ledger: LedgerTotal[];
   notifications: NotificationReport[];
+  /** Every export execution in the ledger table, by tenant, billing period and delivery order. */
+  exports: ExportReport[];
+  /** Change notifications of re-exports (on the notifications topic, kind `export-diff`). */
+  exportNotifications: ExportNotificationReport[];
   redriven: Record<string, number>;
   verdict: Verdict;
   run: RunInfo;
@@ -116,8 +133,16 @@ export interface LocalReport {
 export const streamReport = (
   stream: string,
   stats: StreamStats,
-): CostStreamReport | AlertStreamReport => {
+): CostStreamReport | AlertStreamReport | ExportStreamReport => {
   const o = stats.outcomes;
+  if (stream !== COST_STREAM && stream !== ALERT_STREAM)
+    return {
+      applied: o.applied,
+      duplicates: o.duplicate,
+      observed: o.observed,
+      rejected: o.rejected,
+      retried: stats.retried,
+    };
   return stream === COST_STREAM
     ? {
         applied: o.applied,
@@ -135,6 +160,66 @@ export const streamReport = (
         rejected: o.rejected,
         retried: stats.retried,
       };
+};
+
+/** A re-export's change notification (kind `export-diff`): one per account-currency over the threshold. */
+export interface ExportNotificationReport {
+  tenant: string;
+  accountId: string;
+  billingPeriod: string;
+  currency: string;
+  /** Exact signed decimal: new total minus old. */
+  change: string;
+  subject: string;
+}
+
+const bodyField = (message: string, name: string): string =>
+  new RegExp(`^${name}: (.*)$`, 'm').exec(message)?.[1] ?? '';
+
+export const exportNotificationOf = (publish: CapturedPublish): ExportNotificationReport => ({
+  tenant: publish.attributes.tenant ?? '',
+  accountId: publish.attributes.account ?? '',
+  billingPeriod: bodyField(publish.message, 'billing period'),
+  currency: bodyField(publish.message, 'currency'),
+  change: bodyField(publish.message, 'change'),
+  subject: publish.subject ?? '',
+});
+
+const changeText = (c: {
+  tenant: string;
+  billingPeriod: string;
+  accountId: string;
+  currency: string;
+}) => `${c.tenant} ${c.billingPeriod} ${c.accountId} ${c.currency}`;
+
+/**
+ * One notification per account-currency whose re-export delta reaches the threshold, with that exact
+ * delta, published once; none for the period's first export.
+ */
+export const exportNotificationsAgainstTruth = (
+  changes: readonly ExpectedExportChange[],
+  threshold: string,
+  actual: readonly ExportNotificationReport[],
+): Check => {
+  const expected = changes.filter((c) => new Big(c.delta).abs().gte(threshold));
+  const problems: string[] = [];
+  for (const change of expected) {
+    const sent = actual.filter((n) => changeText(n) === changeText(change));
+    if (sent.length !== 1) problems.push(`${changeText(change)} notified ${sent.length}×`);
+    else if (!new Big(sent[0].change).eq(change.delta))
+      problems.push(`${changeText(change)}: change ${sent[0].change}, expected ${change.delta}`);
+  }
+  for (const notification of actual)
+    if (!expected.some((c) => changeText(c) === changeText(notification)))
+      problems.push(`unexpected ${changeText(notification)} ${notification.change}`);
+  return {
+    name: 'export notifications',
+    ok: problems.length === 0,
+    detail: line(
+      problems,
+      `${expected.length} re-export change(s) of at least ${threshold} notified exactly once each`,
+    ),
+  };
 };
 
 export const notificationOf = (publish: CapturedPublish): NotificationReport => ({
@@ -178,6 +263,44 @@ const line = (problems: string[], ok: string) =>
     ? ok
     : `${problems.length} problem(s): ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`;
 
+const exportText = (e: ExpectedExport | ExportReport) =>
+  `${e.tenant} ${e.billingPeriod} ${e.executionId} ${e.status} (${e.rows} rows, ${e.rejectedRows} rejected)`;
+
+/** The exports must be exactly the expected executions with their status and row counts. */
+export const exportsAgainstTruth = (
+  expected: readonly ExpectedExport[],
+  actual: readonly ExportReport[],
+): Check => {
+  const want = expected.map(exportText);
+  const got = actual.map(exportText);
+  const problems = [
+    ...want.filter((text) => !got.includes(text)).map((text) => `missing ${text}`),
+    ...got.filter((text) => !want.includes(text)).map((text) => `unexpected ${text}`),
+  ];
+  const current = actual.filter((e) => e.status === 'current').length;
+  return {
+    name: 'exports',
+    ok: problems.length === 0,
+    detail: line(
+      problems,
+      `${actual.length} executions as expected (${current} current, the latest of each period; ${actual.length - current} superseded)`,
+    ),
+  };
+};
+
+/** Without truth: every planned execution finished (current, superseded or failed with a reason). */
+export const exportsFinished = (actual: readonly ExportReport[]): Check => {
+  const incomplete = actual.filter((e) => e.status === 'incomplete');
+  return {
+    name: 'exports',
+    ok: incomplete.length === 0,
+    detail: line(
+      incomplete.map((e) => `${exportText(e)}: not every task done`),
+      `${actual.length} execution(s) finished`,
+    ),
+  };
+};
+
 export const verdictAgainstTruth = (
   truth: GroundTruth,
   ledger: LedgerTotal[],
@@ -185,6 +308,7 @@ export const verdictAgainstTruth = (
   deadLetters: Record<string, DeadLetter[]>,
   settled: Check,
   unpublished: UnpublishedMessage[] = [],
+  exportChecks: Check[] = [],
 ): Verdict => {
   const checks: Check[] = [
     settled,
@@ -249,9 +373,15 @@ export const verdictAgainstTruth = (
     ),
   });
 
+  checks.push(...exportChecks);
+
   const dlqProblems: string[] = [];
   let copies = 0;
-  for (const [stream, expectedCount] of Object.entries(truth.deadLetters)) {
+  const expectedDeadLetters: Record<string, number> = {
+    ...Object.fromEntries(Object.keys(deadLetters).map((stream) => [stream, 0])),
+    ...truth.deadLetters,
+  };
+  for (const [stream, expectedCount] of Object.entries(expectedDeadLetters)) {
     const messages = deadLetters[stream] ?? [];
     // The consumer forwards a poison message and then acks it; when that ack is lost the message comes
     // back and is forwarded again (and a redrive turns each copy into a message of its own). Copies of
@@ -287,7 +417,7 @@ export const verdictAgainstTruth = (
     status: failed.length === 0 ? 'PASS' : 'FAIL',
     summary:
       failed.length === 0
-        ? 'ledger and notifications equal the ground truth exactly'
+        ? 'ledger, exports and notifications equal the ground truth exactly'
         : failed.map((check) => `${check.name}: ${check.detail}`).join(' | '),
     checks,
   };
@@ -298,6 +428,7 @@ export const verdictWithoutTruth = (
   deadLetters: Record<string, DeadLetter[]>,
   settled: Check,
   skipped: InputProblem[],
+  exportCheck?: Check,
 ): Verdict => {
   const unexplained = Object.entries(deadLetters).flatMap(([stream, messages]) =>
     messages
@@ -322,6 +453,7 @@ export const verdictWithoutTruth = (
           ? 'every line published'
           : `${skipped.length} bad line(s) skipped (first: line ${skipped[0].line}: ${skipped[0].error})`,
     },
+    ...(exportCheck ? [exportCheck] : []),
   ];
   const failed = checks.filter((check) => !check.ok);
   return {
@@ -411,7 +543,34 @@ export const summaryText = (report: LocalReport): string => {
       table([['  tenant', 'account', 'period', 'currency', 'total', 'charges'], ...ledgerRows]),
     );
   if (report.ledger.length > 40) out.push(`  … ${report.ledger.length - 40} more (see --report)`);
-  out.push(`notifications: ${report.notifications.length}`);
+  out.push(
+    `notifications: ${report.notifications.length}${report.exportNotifications.length > 0 ? ` (and ${report.exportNotifications.length} export change notification(s))` : ''}`,
+  );
+  if (report.exports.length > 0) {
+    out.push(`exports: ${report.exports.length} executions`);
+    out.push(
+      table([
+        ['  tenant', 'period', 'execution', 'status', 'rows', 'rejected'],
+        ...report.exports.map((e) => [
+          `  ${e.tenant}`,
+          e.billingPeriod,
+          e.executionId,
+          e.status,
+          String(e.rows),
+          String(e.rejectedRows),
+        ]),
+      ]),
+    );
+    for (const diff of run.exportDiffs.filter((d) => d.previousExecutionId)) {
+      out.push(
+        `  re-export ${diff.tenant} ${diff.billingPeriod}: ${diff.executionId} replaced ${diff.previousExecutionId}`,
+      );
+      for (const account of diff.accounts)
+        out.push(
+          `    ${account.accountId} ${account.currency}  ${account.old} → ${account.new}  (${account.delta.startsWith('-') ? '' : '+'}${account.delta})`,
+        );
+    }
+  }
   out.push('');
   for (const check of report.verdict.checks)
     out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);

@@ -4,6 +4,8 @@
  * under pollers with faults, publish the sample (or the input file), drain, optionally redrive the
  * DLQs with faults off and drain again, and report against the ground truth.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   FaultPlan,
@@ -13,13 +15,17 @@ import {
   type FaultRates,
 } from './faults';
 import { generateSample, type Sample, type SampleMessage } from './generator';
-import { readInputFile, type InputFile } from './input';
+import { readInputFile, type InputFile, type InputProblem, type RunStep } from './input';
+import { notificationRulesOf } from './emulators/s3-notifications';
+import { ExportDeliverer, type ExportDelivery } from './exports/delivery';
+import { writeSampleExports } from './exports/files';
+import { exportSourcesFor } from './exports/sources';
 import { throwIfAborted } from './phases/abort';
 import { Cleanups } from './phases/cleanups';
 import { drainUntilQuiet } from './phases/drain';
 import { startEnvironment, type LocalEnvironment } from './phases/environment';
 import { startHandlerRuntime } from './phases/handler-runtime';
-import { Publisher } from './phases/publish';
+import { sampleSteps, StepRunner } from './phases/steps';
 import { queueDepth } from './phases/queue-probe';
 import { redriveDeadLetters } from './phases/redrive';
 import { readRunEnd, reportOf } from './phases/report';
@@ -96,6 +102,7 @@ const keepRunningText = (environment: LocalEnvironment, outputsFile: string | fa
     `  DynamoDB Local  ${environment.endpoints.dynamodb} (jvm pid ${environment.dynamo.process.pid})`,
     `  SQS emulator    ${environment.endpoints.sqs}`,
     `  SNS (Publish)   ${environment.endpoints.sns}`,
+    `  S3 (path-style) ${environment.endpoints.s3}`,
     `  stack outputs   ${outputsFile === false ? '(not written)' : (outputsFile ?? '.local/stack-outputs.json')}`,
     '  e.g. BILLING_DEDUP_OUTPUTS_FILE=.local/stack-outputs.json npx billing-dedup ledger …',
   ].join('\n');
@@ -107,8 +114,16 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
   const input: InputFile | undefined = options.input ? readInputFile(options.input) : undefined;
   const faultRates = options.faults ?? (input ? NO_FAULTS : DEFAULT_SAMPLE_FAULTS);
 
+  const sample = input
+    ? undefined
+    : (options.sample ?? generateSample({ seed, chargesPerAccountMonth: options.sampleSize }));
+  const exportTenants = input
+    ? (input.steps ?? []).flatMap((step) => (step.kind === 'export' ? [step.delivery.tenant] : []))
+    : (sample?.exports ?? []).map((delivery) => delivery.tenant);
+  const exportConfig = exportSourcesFor(exportTenants, options.context);
+
   progress.phase('synthesizing the CDK app (in-process, bundling skipped)…');
-  const stacks = synthesize(options.context);
+  const stacks = synthesize(exportConfig.context);
   throwIfAborted(signal);
 
   const cleanups = new Cleanups();
@@ -145,51 +160,97 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
     });
     for (const wiring of wirings) progress.phase(describeWiring(wiring));
 
-    const sample = input
-      ? undefined
-      : (options.sample ?? generateSample({ seed, chargesPerAccountMonth: options.sampleSize }));
     const messages: SampleMessage[] = input ? input.messages : (sample as Sample).messages;
+    const steps = input
+      ? (input.steps ?? [{ kind: 'messages', messages }])
+      : sampleRunSteps(sample as Sample, cleanups);
     if (input)
       for (const problem of input.skipped.slice(0, 20))
         progress.phase(`--input line ${problem.line} skipped: ${problem.error}`);
     progress.phase(
       `publishing ${messages.length} messages (${input ? `from ${options.input}` : `sample, seed ${seed}`}) with faults ${faultsText(faultRates)}…`,
     );
-    const publisher = new Publisher({
-      messages,
-      targets: new Map(
-        wirings.map((wiring) => [
-          wiring.stream,
-          {
-            topicArn: wiring.topicArn,
-            fifoTopic: wiring.fifoTopic,
-            settled: () => settledOf(wiring),
-          },
-        ]),
-      ),
-      publish: (request) => localSns.publish(request),
-      signal,
-      onUnpublished: (line) => progress.phase(line),
-    });
-    const ticker = new ProgressTicker({
-      progress,
-      wirings,
-      total: messages.length,
-      published: () => publisher.published,
-      debug: process.env.BILLING_DEDUP_LOCAL_DEBUG === '1',
-    });
-    cleanups.add(() => ticker.stop());
-    const runStarted = Date.now();
-    const { published, unpublished } = await publisher.run();
-    const drain = () =>
+    const drainStreams = (only?: readonly StreamWiring[]) =>
       drainUntilQuiet({
-        streams: wirings.map((wiring) => ({
+        streams: (only ?? wirings).map((wiring) => ({
           idle: () => wiring.poller.idle(),
           depth: () => queueDepth(pollerSqs, wiring.queue),
         })),
         timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
         signal,
       });
+    const exportBucket = environment.plan.functions
+      .map((fn) => fn.environment.EXPORT_BUCKET_NAME)
+      .find(Boolean);
+    const deliveryTopics = new Set(
+      environment.plan.bucketNotifications.flatMap((notification) =>
+        notificationRulesOf(notification.configuration).map((rule) => rule.topicArn),
+      ),
+    );
+    const deliverer = exportBucket
+      ? new ExportDeliverer({
+          s3: environment.s3.client,
+          bucket: exportBucket,
+          sources: exportConfig.sources,
+        })
+      : undefined;
+    const exportProblems: InputProblem[] = [];
+    const runner = new StepRunner({
+      publisher: {
+        targets: new Map(
+          wirings.flatMap((wiring) =>
+            wiring.topicArn
+              ? [
+                  [
+                    wiring.stream,
+                    {
+                      topicArn: wiring.topicArn,
+                      fifoTopic: wiring.fifoTopic,
+                      settled: () => settledOf(wiring),
+                    },
+                  ] as const,
+                ]
+              : [],
+          ),
+        ),
+        publish: (request) => localSns.publish(request),
+        signal,
+        onUnpublished: (line) => progress.phase(line),
+      },
+      deliverExport: async (delivery: ExportDelivery) => {
+        if (!deliverer)
+          throw new Error('the synthesized stack has no export bucket (EXPORT_BUCKET_NAME)');
+        const delivered = await deliverer.deliver(delivery);
+        progress.phase(
+          `export ${delivery.tenant} ${delivery.billingPeriod} ${delivery.executionId}${delivered.repeated ? ' (manifest delivered again)' : ''}: ${delivery.files.length} file(s) → s3://${exportBucket}/${delivered.manifestKey}`,
+        );
+        await environment.s3.settled();
+        await drainStreams(wirings.filter((w) => w.topicArn && deliveryTopics.has(w.topicArn)));
+      },
+      settle: async () => {
+        await environment.s3.settled();
+        await drainStreams();
+      },
+      onExportProblem: (problem, error) => {
+        if (!input) throw error;
+        exportProblems.push(problem);
+        progress.phase(`--input line ${problem.line} skipped: ${problem.error}`);
+      },
+    });
+    const ticker = new ProgressTicker({
+      progress,
+      wirings,
+      total: messages.length,
+      published: () => runner.published,
+      debug: process.env.BILLING_DEDUP_LOCAL_DEBUG === '1',
+    });
+    cleanups.add(() => ticker.stop());
+    const runStarted = Date.now();
+    const { published, unpublished } = await runner.run(steps);
+    const drain = async () => {
+      await environment.s3.settled();
+      await drainStreams();
+    };
     await drain();
     const durationMs = Date.now() - runStarted;
 
@@ -225,6 +286,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
         redriven,
         deduplicatedByBroker: localSns.deduplicated,
         sample,
+        exportProblems,
         ...(input ? { input: { file: options.input as string, contents: input } } : {}),
       },
       end,
@@ -245,6 +307,13 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
   } finally {
     await cleanups.runAll();
   }
+};
+
+/** The sample's export files in a folder of the run (removed at the end), delivered among its messages. */
+const sampleRunSteps = (sample: Sample, cleanups: Cleanups): RunStep[] => {
+  const directory = mkdtempSync(path.join(tmpdir(), 'billing-dedup-exports-'));
+  cleanups.add(() => rmSync(directory, { recursive: true, force: true }));
+  return sampleSteps(sample.messages, writeSampleExports(directory, sample.exports ?? []));
 };
 
 /** Records of a stream that reached an outcome or were dead-lettered after their last receive. */

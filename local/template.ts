@@ -73,8 +73,29 @@ export interface MappingPlan {
   enabled: boolean;
 }
 
+/** An S3 bucket of the templates and the object-created notifications configured on it. */
+export interface BucketPlan {
+  logicalId: string;
+  stackName: string;
+  bucketName: string;
+}
+
+/**
+ * A bucket's notification configuration as a template declares it: inline on `AWS::S3::Bucket`, or
+ * CDK's `Custom::S3BucketNotifications` for a bucket imported from another stack. Resolved, unread:
+ * `notificationRulesOf` (local/emulators/s3-notifications.ts) reads and checks it.
+ */
+export interface BucketNotificationPlan {
+  logicalId: string;
+  stackName: string;
+  bucketName: string;
+  configuration: unknown;
+}
+
 export interface LocalPlan {
   tables: TablePlan[];
+  buckets: BucketPlan[];
+  bucketNotifications: BucketNotificationPlan[];
   queues: QueuePlan[];
   topics: TopicPlan[];
   subscriptions: SubscriptionPlan[];
@@ -108,6 +129,14 @@ const propsOf = (resource: CfnResource): Record<string, unknown> => resource.Pro
 /** CloudFormation's generated physical name when a template sets none (stack-logicalId, shortened). */
 const generatedName = (stackName: string, logicalId: string, max = 80): string =>
   `${stackName}-${logicalId}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, max);
+
+/** S3 bucket names are lower case, 3–63 characters of letters, digits, `-` and `.`. */
+const generatedBucketName = (stackName: string, logicalId: string): string =>
+  `${stackName}-${logicalId}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 63)
+    .replace(/-+$/, '');
 
 class Resolver {
   private readonly byStack = new Map<string, Map<string, Located>>();
@@ -186,6 +215,17 @@ class Resolver {
         return {
           ref: functionName,
           attributes: { Arn: arnOf('lambda', `function:${functionName}`) },
+        };
+      }
+      case 'AWS::S3::Bucket': {
+        const bucketName = name('BucketName', generatedBucketName(stackName, logicalId));
+        return {
+          ref: bucketName,
+          attributes: {
+            Arn: `arn:aws:s3:::${bucketName}`,
+            DomainName: `${bucketName}.s3.amazonaws.com`,
+            RegionalDomainName: `${bucketName}.s3.${LOCAL_REGION}.amazonaws.com`,
+          },
         };
       }
       case 'AWS::KMS::Key': {
@@ -317,6 +357,8 @@ export const buildPlan = (stacks: SynthesizedStack[], options: PlanOptions): Loc
   const resolver = new Resolver(stacks, options);
   const plan: LocalPlan = {
     tables: [],
+    buckets: [],
+    bucketNotifications: [],
     queues: [],
     topics: [],
     subscriptions: [],
@@ -369,6 +411,24 @@ export const buildPlan = (stacks: SynthesizedStack[], options: PlanOptions): Loc
         });
         break;
       }
+      case 'AWS::S3::Bucket':
+        plan.buckets.push({ logicalId, stackName, bucketName: located.ref });
+        if (props.NotificationConfiguration !== undefined)
+          plan.bucketNotifications.push({
+            logicalId,
+            stackName,
+            bucketName: located.ref,
+            configuration: props.NotificationConfiguration,
+          });
+        break;
+      case 'Custom::S3BucketNotifications':
+        plan.bucketNotifications.push({
+          logicalId,
+          stackName,
+          bucketName: String(props.BucketName),
+          configuration: props.NotificationConfiguration,
+        });
+        break;
       case 'AWS::SQS::Queue': {
         const attributes: Record<string, string> = {};
         for (const name of QUEUE_ATTRIBUTES)

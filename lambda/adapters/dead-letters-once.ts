@@ -1,6 +1,12 @@
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DeadLetterPort, Rejection, SqsRecordInput } from '../core/ports';
-import { deadLetterMarkerKey, type DedupScope } from './table-layout';
+import {
+  DEDUP_EXPIRES_AT,
+  DEDUP_PK,
+  deadLetterMarkerKey,
+  dedupKey,
+  type DedupScope,
+} from './table-layout';
 
 export interface DeadLettersOnceOptions extends DedupScope {
   client: DynamoDBClient;
@@ -25,19 +31,19 @@ export class DeadLettersOnce implements DeadLetterPort {
     const marker = await this.options.client.send(
       new GetItemCommand({
         TableName: this.options.dedupTable,
-        Key: { pk: { S: pk } },
+        Key: dedupKey(pk),
         ConsistentRead: true,
       }),
     );
-    if (Number(marker.Item?.expiresAt?.N ?? '0') >= nowSeconds) return;
+    if (Number(marker.Item?.[DEDUP_EXPIRES_AT]?.N ?? '0') >= nowSeconds) return;
     await this.inner.send(record, rejection);
     try {
       await this.options.client.send(
         new PutItemCommand({
           TableName: this.options.dedupTable,
           Item: {
-            pk: { S: pk },
-            expiresAt: { N: String(nowSeconds + this.options.ttlSeconds) },
+            [DEDUP_PK]: { S: pk },
+            [DEDUP_EXPIRES_AT]: { N: String(nowSeconds + this.options.ttlSeconds) },
             status: { S: 'DEAD_LETTERED' },
             rejectionCode: { S: rejection.code },
           },

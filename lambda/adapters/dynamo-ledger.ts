@@ -21,7 +21,18 @@ import {
   type LedgerLayout,
   type LedgerPort,
 } from '../core/ports';
-import { DYNAMO_LIMITS, ledgerLayout, totalSortKey, type DedupScope } from './table-layout';
+import {
+  DEDUP_EXPIRES_AT,
+  DEDUP_PK,
+  DYNAMO_LIMITS,
+  LEDGER_PK,
+  LEDGER_SK,
+  ledgerKey,
+  ledgerKeyOf,
+  ledgerLayout,
+  totalSortKey,
+  type DedupScope,
+} from './table-layout';
 
 export interface DynamoLedgerOptions extends DedupScope {
   client: DynamoDBClient;
@@ -78,8 +89,7 @@ export const chargeItem = (
 ): Record<string, AttributeValue> => {
   const { event } = charge;
   return {
-    pk: S(charge.ref.pk),
-    sk: S(charge.ref.sk),
+    ...ledgerKey(charge.ref.pk, charge.ref.sk),
     amount: N(event.amount),
     currency: S(event.currency),
     version: N(charge.identity.version),
@@ -122,21 +132,21 @@ export class DynamoLedger implements LedgerPort {
         new BatchGetItemCommand({
           RequestItems: {
             [this.options.ledgerTable]: {
-              Keys: chunk.map((ref) => ({ pk: S(ref.pk), sk: S(ref.sk) })),
+              Keys: chunk.map((ref) => ledgerKey(ref.pk, ref.sk)),
               ConsistentRead: options.consistent ?? true,
-              ProjectionExpression: 'pk, sk, amount, currency, version, contentHash',
+              ProjectionExpression: `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash`,
             },
           },
         }),
       );
       const unprocessed = new Set(
         (response.UnprocessedKeys?.[this.options.ledgerTable]?.Keys ?? []).map((key) =>
-          refKey({ pk: key.pk?.S ?? '', sk: key.sk?.S ?? '' }),
+          refKey(ledgerKeyOf(key)),
         ),
       );
       for (const ref of chunk) if (!unprocessed.has(refKey(ref))) found.set(refKey(ref), null);
       for (const item of response.Responses?.[this.options.ledgerTable] ?? []) {
-        found.set(refKey({ pk: item.pk?.S ?? '', sk: item.sk?.S ?? '' }), storedChargeOf(item));
+        found.set(refKey(ledgerKeyOf(item)), storedChargeOf(item));
       }
     }
     return found;
@@ -146,7 +156,7 @@ export class DynamoLedger implements LedgerPort {
     const response = await this.options.client.send(
       new GetItemCommand({
         TableName: this.options.ledgerTable,
-        Key: { pk: S(ref.pk), sk: S(ref.sk) },
+        Key: ledgerKey(ref.pk, ref.sk),
         ConsistentRead: true,
         ProjectionExpression: 'amount, currency, version, contentHash',
       }),
@@ -223,8 +233,8 @@ export class DynamoLedger implements LedgerPort {
       Put: {
         TableName: this.options.dedupTable,
         Item: {
-          pk: S(commit.claimKey),
-          expiresAt: N(nowSeconds + this.options.ttlSeconds),
+          [DEDUP_PK]: S(commit.claimKey),
+          [DEDUP_EXPIRES_AT]: N(nowSeconds + this.options.ttlSeconds),
           stream: S(this.options.stream),
           status: S('COMPLETED'),
           ledgerPk: S(commit.ref.pk),
@@ -232,7 +242,7 @@ export class DynamoLedger implements LedgerPort {
           contentHash: S(commit.contentHash),
           version: N(commit.identity.version),
         },
-        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+        ConditionExpression: `attribute_not_exists(${DEDUP_PK}) OR ${DEDUP_EXPIRES_AT} < :now`,
         ExpressionAttributeValues: { ':now': N(nowSeconds) },
       },
     };
@@ -248,7 +258,7 @@ export class DynamoLedger implements LedgerPort {
                 ':hash': S(commit.previous.contentHash),
               },
             }
-          : { ConditionExpression: 'attribute_not_exists(pk)' }),
+          : { ConditionExpression: `attribute_not_exists(${LEDGER_PK})` }),
       },
     };
     return [claim, charge];
@@ -279,7 +289,7 @@ export class DynamoLedger implements LedgerPort {
     return [...sums.values()].map(({ commit, currency, delta, charges }) => ({
       Update: {
         TableName: this.options.ledgerTable,
-        Key: { pk: S(commit.ref.pk), sk: S(totalSortKey(currency)) },
+        Key: ledgerKey(commit.ref.pk, totalSortKey(currency)),
         UpdateExpression:
           'ADD #total :delta, #charges :charges SET currency = :currency, tenant = :tenant, accountId = :account, period = :period',
         ExpressionAttributeNames: { '#total': 'total', '#charges': 'charges' },

@@ -8,7 +8,6 @@ import {
   BatchWriteItemCommand,
   GetItemCommand,
   PutItemCommand,
-  QueryCommand,
   TransactWriteItemsCommand,
   TransactionCanceledException,
   UpdateItemCommand,
@@ -19,7 +18,25 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { fail } from '../core/errors';
-import { ledgerPartitionKeyOf } from './table-layout';
+import {
+  CHUNK_PART_MARKER,
+  CURRENT_SK,
+  EXECUTION_PREFIX,
+  DIFF_PREFIX,
+  LEDGER_PK,
+  LEDGER_SK,
+  chunkPartSortKey,
+  chunkSortKey,
+  chunkSortKeyPrefix,
+  cursorSortKey,
+  diffSortKey,
+  executionSortKey,
+  exportPartitionKey,
+  ledgerKey,
+  ledgerKeyOf,
+  ledgerPartitionKeyOf,
+  snapshotSortKey,
+} from './table-layout';
 import { sumTotals, type ChargeTotals } from '../core/exports/charge-totals';
 import {
   MAX_REJECTION_SAMPLES,
@@ -36,6 +53,7 @@ import type {
 } from '../core/exports/run-task';
 import { diffSnapshots, type AccountDelta, type SnapshotDiff } from '../core/exports/snapshot';
 import { decimalOf } from './dynamo-ledger';
+import { queryBySortKeyPrefix } from './paged-query';
 
 export type ExecutionStatus = 'planned' | 'current' | 'superseded' | 'failed';
 
@@ -74,15 +92,8 @@ const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: string | number): AttributeValue => ({ N: String(value) });
 const count = (value: AttributeValue | undefined): number => Number(value?.N ?? '0');
 
-export const CURRENT_SK = 'CURRENT';
-export const exportPartitionKey = (tenant: string, source: string, period: string): string =>
-  `EXPORT#${tenant}#${source}#${period}`;
-const execSk = (executionId: string): string => `EXEC#${executionId}`;
-const chunkPrefix = (executionId: string): string => `EXEC#${executionId}#CHUNK#`;
-const cursorSk = (executionId: string, taskIndex: number): string =>
-  `CURSOR#${executionId}#${String(taskIndex).padStart(5, '0')}`;
-export const snapshotSortKey = (source: string, executionId: string): string =>
-  `SNAPSHOT#${source}#${executionId}`;
+/** The key patterns live in table-layout.ts; re-exported for the modules that import them from here. */
+export { CURRENT_SK, exportPartitionKey, snapshotSortKey };
 const pkOf = (ref: ExecutionRef): string => exportPartitionKey(ref.tenant, ref.source, ref.period);
 
 /** One part of a chunk's totals stays well inside DynamoDB's 400 KB item limit. */
@@ -177,8 +188,10 @@ const snapshotItem = (
   accountId: string,
   currencies: ChargeTotals[string],
 ): Record<string, AttributeValue> => ({
-  pk: S(ledgerPartitionKeyOf(ref.tenant, accountId, ref.period)),
-  sk: S(snapshotSortKey(ref.source, ref.executionId)),
+  ...ledgerKey(
+    ledgerPartitionKeyOf(ref.tenant, accountId, ref.period),
+    snapshotSortKey(ref.source, ref.executionId),
+  ),
   tenant: S(ref.tenant),
   accountId: S(accountId),
   period: S(ref.period),
@@ -226,8 +239,7 @@ const diffItem = (pk: string, diff: SnapshotDiff, switchedAt: string) => {
       ? full
       : JSON.stringify(diff.accounts.map((account) => ({ ...account, services: [] })));
   return {
-    pk: S(pk),
-    sk: S(`DIFF#${switchedAt}#${diff.executionId}`),
+    ...ledgerKey(pk, diffSortKey(switchedAt, diff.executionId)),
     executionId: S(diff.executionId),
     ...(diff.previousExecutionId ? { previousExecutionId: S(diff.previousExecutionId) } : {}),
     switchedAt: S(switchedAt),
@@ -258,42 +270,28 @@ export class ExportStore implements ExportStorePort {
     const response = await this.options.client.send(
       new GetItemCommand({
         TableName: this.table,
-        Key: { pk: S(pk), sk: S(sk) },
+        Key: ledgerKey(pk, sk),
         ConsistentRead: true,
       }),
     );
     return response.Item;
   }
 
-  private async queryAll(
+  private queryAll(
     pk: string,
     prefix: string,
     projection?: string,
   ): Promise<Record<string, AttributeValue>[]> {
-    const items: Record<string, AttributeValue>[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await this.options.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': S(pk), ':prefix': S(prefix) },
-          ...(projection ? { ProjectionExpression: projection } : {}),
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
+    return queryBySortKeyPrefix(this.options.client, this.table, pk, prefix, projection);
   }
 
   /** Records the plan once. A redelivered manifest finds it: `duplicate`, nothing planned again. */
   async recordPlan(plan: ExecutionPlan): Promise<'planned' | 'duplicate'> {
     const item: Record<string, AttributeValue> = {
-      pk: S(exportPartitionKey(plan.tenant, plan.source, plan.period)),
-      sk: S(execSk(plan.executionId)),
+      ...ledgerKey(
+        exportPartitionKey(plan.tenant, plan.source, plan.period),
+        executionSortKey(plan.executionId),
+      ),
       tenant: S(plan.tenant),
       source: S(plan.source),
       period: S(plan.period),
@@ -326,7 +324,7 @@ export class ExportStore implements ExportStorePort {
         new PutItemCommand({
           TableName: this.table,
           Item: item,
-          ConditionExpression: 'attribute_not_exists(pk)',
+          ConditionExpression: `attribute_not_exists(${LEDGER_PK})`,
         }),
       );
       return 'planned';
@@ -337,12 +335,12 @@ export class ExportStore implements ExportStorePort {
   }
 
   async readCursor(ref: ExecutionRef, task: ExportTask): Promise<TaskCursor> {
-    const item = await this.getItem(pkOf(ref), cursorSk(ref.executionId, task.index));
+    const item = await this.getItem(pkOf(ref), cursorSortKey(ref.executionId, task.index));
     return { committedRows: count(item?.committedRows), done: item?.done?.BOOL === true };
   }
 
   async readExecution(ref: ExecutionRef): Promise<ExecutionRecord | undefined> {
-    const item = await this.getItem(pkOf(ref), execSk(ref.executionId));
+    const item = await this.getItem(pkOf(ref), executionSortKey(ref.executionId));
     return item ? executionOf(item) : undefined;
   }
 
@@ -350,8 +348,8 @@ export class ExportStore implements ExportStorePort {
   async readRejections(ref: ExecutionRef): Promise<ExecutionRejections> {
     const chunks = await this.queryAll(
       pkOf(ref),
-      chunkPrefix(ref.executionId),
-      'sk, rejectedByReason, samples',
+      chunkSortKeyPrefix(ref.executionId),
+      `${LEDGER_SK}, rejectedByReason, samples`,
     );
     const rejectedByReason: Record<string, number> = {};
     const samples: RejectionSample[] = [];
@@ -365,7 +363,7 @@ export class ExportStore implements ExportStorePort {
   }
 
   async listExecutions(tenant: string, source: string, period: string): Promise<ExecutionRecord[]> {
-    const items = await this.queryAll(exportPartitionKey(tenant, source, period), 'EXEC#');
+    const items = await this.queryAll(exportPartitionKey(tenant, source, period), EXECUTION_PREFIX);
     return items
       .filter((item) => item.tasksTotal !== undefined)
       .map(executionOf)
@@ -373,7 +371,9 @@ export class ExportStore implements ExportStorePort {
   }
 
   async readDiffs(tenant: string, source: string, period: string): Promise<StoredDiff[]> {
-    return (await this.queryAll(exportPartitionKey(tenant, source, period), 'DIFF#')).map(diffOf);
+    return (await this.queryAll(exportPartitionKey(tenant, source, period), DIFF_PREFIX)).map(
+      diffOf,
+    );
   }
 
   /** The CURRENT pointer of a (tenant, source, period), if any execution is current. */
@@ -431,15 +431,14 @@ export class ExportStore implements ExportStorePort {
 
   private chunkTransaction(ref: ExecutionRef, result: ChunkResult): TransactWriteItem[] {
     const pk = pkOf(ref);
-    const chunkSk = `${chunkPrefix(ref.executionId)}${result.chunkId}`;
+    const chunkSk = chunkSortKey(ref.executionId, result.chunkId);
     const parts = totalsParts(result.totals, result.chunkId);
     const items: TransactWriteItem[] = [
       {
         Put: {
           TableName: this.table,
           Item: {
-            pk: S(pk),
-            sk: S(chunkSk),
+            ...ledgerKey(pk, chunkSk),
             taskIndex: N(result.taskIndex),
             fromRow: N(result.fromRow),
             toRow: N(result.toRow),
@@ -450,15 +449,14 @@ export class ExportStore implements ExportStorePort {
             parts: N(parts.length),
             totals: S(parts[0]),
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          ConditionExpression: `attribute_not_exists(${LEDGER_PK})`,
         },
       },
       ...parts.slice(1).map((part, index): TransactWriteItem => ({
         Put: {
           TableName: this.table,
           Item: {
-            pk: S(pk),
-            sk: S(`${chunkSk}#PART#${String(index + 1).padStart(2, '0')}`),
+            ...ledgerKey(pk, chunkPartSortKey(chunkSk, index + 1)),
             totals: S(part),
           },
         },
@@ -469,7 +467,7 @@ export class ExportStore implements ExportStorePort {
       items.push({
         Update: {
           TableName: this.table,
-          Key: { pk: S(pk), sk: S(cursorSk(ref.executionId, result.taskIndex)) },
+          Key: ledgerKey(pk, cursorSortKey(ref.executionId, result.taskIndex)),
           UpdateExpression: `SET committedRows = :to${result.last ? ', done = :true' : ''}`,
           ConditionExpression:
             result.fromRow === 0
@@ -486,9 +484,9 @@ export class ExportStore implements ExportStorePort {
     items.push({
       Update: {
         TableName: this.table,
-        Key: { pk: S(pk), sk: S(execSk(ref.executionId)) },
+        Key: ledgerKey(pk, executionSortKey(ref.executionId)),
         UpdateExpression: `ADD #rows :rows, rejectedRows :rejected${result.last ? ', tasksDone :one' : ''}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: `attribute_exists(${LEDGER_PK})`,
         ExpressionAttributeNames: { '#rows': 'rows' },
         ExpressionAttributeValues: {
           ':rows': N(result.rows),
@@ -502,12 +500,18 @@ export class ExportStore implements ExportStorePort {
 
   /** The exact sum of an execution's committed chunk totals. */
   async readSnapshotTotals(ref: ExecutionRef): Promise<ChargeTotals> {
-    const items = await this.queryAll(pkOf(ref), chunkPrefix(ref.executionId), 'sk, totals');
-    const bySk = new Map(items.map((item) => [item.sk?.S ?? '', item.totals?.S ?? '']));
-    const chunks = [...bySk.keys()].filter((sk) => !sk.includes('#PART#')).sort();
+    const items = await this.queryAll(
+      pkOf(ref),
+      chunkSortKeyPrefix(ref.executionId),
+      `${LEDGER_SK}, totals`,
+    );
+    const bySk = new Map(items.map((item) => [ledgerKeyOf(item).sk, item.totals?.S ?? '']));
+    const chunks = [...bySk.keys()].filter((sk) => !sk.includes(CHUNK_PART_MARKER)).sort();
     return sumTotals(
       chunks.map((sk) => {
-        const parts = [...bySk.keys()].filter((key) => key.startsWith(`${sk}#PART#`)).sort();
+        const parts = [...bySk.keys()]
+          .filter((key) => key.startsWith(`${sk}${CHUNK_PART_MARKER}`))
+          .sort();
         return JSON.parse(
           [bySk.get(sk), ...parts.map((key) => bySk.get(key))].join(''),
         ) as ChargeTotals;
@@ -542,7 +546,7 @@ export class ExportStore implements ExportStorePort {
       .send(
         new UpdateItemCommand({
           TableName: this.table,
-          Key: { pk: S(pkOf(ref)), sk: S(execSk(ref.executionId)) },
+          Key: ledgerKey(pkOf(ref), executionSortKey(ref.executionId)),
           UpdateExpression: 'SET #status = :superseded',
           ConditionExpression: '#status = :planned',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -560,7 +564,7 @@ export class ExportStore implements ExportStorePort {
       .send(
         new UpdateItemCommand({
           TableName: this.table,
-          Key: { pk: S(pkOf(ref)), sk: S(execSk(ref.executionId)) },
+          Key: ledgerKey(pkOf(ref), executionSortKey(ref.executionId)),
           UpdateExpression: 'SET #status = :failed, failure = :failure',
           ConditionExpression: '#status = :planned',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -593,7 +597,7 @@ export class ExportStore implements ExportStorePort {
     for (let attempt = 0; attempt < SWITCH_ATTEMPTS; attempt += 1) {
       const current = await this.readCurrent(ref.tenant, ref.source, ref.period);
       if (current?.executionId === ref.executionId) {
-        const stored = await this.getItem(pk, `DIFF#${current.switchedAt}#${ref.executionId}`);
+        const stored = await this.getItem(pk, diffSortKey(current.switchedAt, ref.executionId));
         const diff = stored ? diffOf(stored) : { executionId: ref.executionId, accounts: [] };
         return { outcome: 'current', diff, switchedAt: current.switchedAt };
       }
@@ -644,7 +648,7 @@ export class ExportStore implements ExportStorePort {
       {
         Update: {
           TableName: this.table,
-          Key: { pk: S(pk), sk: S(CURRENT_SK) },
+          Key: ledgerKey(pk, CURRENT_SK),
           UpdateExpression: current
             ? `${POINTER_SET}, previousExecutionId = :previous`
             : `${POINTER_SET} REMOVE previousExecutionId`,
@@ -666,7 +670,7 @@ export class ExportStore implements ExportStorePort {
       {
         Update: {
           TableName: this.table,
-          Key: { pk: S(pk), sk: S(execSk(ref.executionId)) },
+          Key: ledgerKey(pk, executionSortKey(ref.executionId)),
           UpdateExpression:
             'SET #status = :current, switchedAt = :at, rejectedByReason = :reasons, rejectionSamples = :samples',
           ConditionExpression: 'tasksDone = tasksTotal',
@@ -685,7 +689,7 @@ export class ExportStore implements ExportStorePort {
       items.push({
         Update: {
           TableName: this.table,
-          Key: { pk: S(pk), sk: S(execSk(current.executionId)) },
+          Key: ledgerKey(pk, executionSortKey(current.executionId)),
           UpdateExpression: 'SET #status = :superseded',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':superseded': S('superseded') },

@@ -1,25 +1,35 @@
 import {
   BatchGetItemCommand,
-  QueryCommand,
   ScanCommand,
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { decimalOf } from './dynamo-ledger';
-import { CURRENT_SK, exportPartitionKey, snapshotTotalsOf } from './export-store';
-import { statementRows, type CurrentSnapshot, type SnapshotPart } from '../core/ledger-total';
-import { CHARGE_PREFIX, TOTAL_PREFIX } from './table-layout';
+import { queryAll, queryBySortKeyPrefix } from './paged-query';
+import { snapshotTotalsOf } from './export-store';
+import {
+  statementRows,
+  type CurrentSnapshot,
+  type SnapshotPart,
+  type StatementRow,
+} from '../core/ledger-total';
+import {
+  CHARGE_PREFIX,
+  CURRENT_SK,
+  EXPORT_PREFIX,
+  LEDGER_PK,
+  LEDGER_SK,
+  SNAPSHOT_PREFIX,
+  TOTAL_PREFIX,
+  exportPartitionKey,
+  ledgerKey,
+  ledgerKeyOf,
+} from './table-layout';
 
 /** Read side of the ledger table for statements and reports: exact decimal strings, never floats. */
 
-export interface LedgerTotal {
-  tenant: string;
-  accountId: string;
-  period: string;
-  currency: string;
-  total: string;
-  charges: number;
-}
+/** A statement row: a stream total, or one with the current export snapshots added. */
+export type LedgerTotal = StatementRow;
 
 export interface LedgerCharge {
   sk: string;
@@ -46,7 +56,7 @@ const totalOf = (item: Record<string, AttributeValue>): LedgerTotal => ({
 });
 
 const chargeOf = (item: Record<string, AttributeValue>): LedgerCharge => ({
-  sk: item.sk?.S ?? '',
+  sk: ledgerKeyOf(item).sk,
   identityKind: item.identityKind?.S ?? '',
   identityId: item.identityId?.S ?? '',
   version: Number(item.version?.N ?? '0'),
@@ -59,27 +69,6 @@ const chargeOf = (item: Record<string, AttributeValue>): LedgerCharge => ({
   ...(item.skuId?.S ? { skuId: item.skuId.S } : {}),
   ...(item.description?.S ? { description: item.description.S } : {}),
 });
-
-const queryAll = async (client: DynamoDBClient, table: string, pk: string, prefix: string) => {
-  const items: Record<string, AttributeValue>[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': { S: pk }, ':prefix': { S: prefix } },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-};
-
-const SNAPSHOT_PREFIX = 'SNAPSHOT#';
 
 const snapshotPartOf = (item: Record<string, AttributeValue>): SnapshotPart => ({
   tenant: item.tenant?.S ?? '',
@@ -107,7 +96,7 @@ const readCurrentPointers = async (
     ...new Set(parts.map((part) => exportPartitionKey(part.tenant, part.source, part.period))),
   ];
   const pointers: CurrentSnapshot[] = [];
-  let pending = pks.map((pk) => ({ pk: { S: pk }, sk: { S: CURRENT_SK } }));
+  let pending = pks.map((pk) => ledgerKey(pk, CURRENT_SK));
   while (pending.length > 0) {
     const response = await client.send(
       new BatchGetItemCommand({
@@ -132,26 +121,18 @@ export const readPartitionTotals = async (
   table: string,
   pk: string,
 ): Promise<LedgerTotal[]> => {
-  const items: Record<string, AttributeValue>[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: {
-          ':pk': { S: pk },
-          ':first': { S: SNAPSHOT_PREFIX },
-          ':last': { S: `${TOTAL_PREFIX}\uffff` },
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  const prefixed = (prefix: string) => items.filter((item) => item.sk?.S?.startsWith(prefix));
+  const items = await queryAll(client, {
+    TableName: table,
+    KeyConditionExpression: `${LEDGER_PK} = :pk AND ${LEDGER_SK} BETWEEN :first AND :last`,
+    ExpressionAttributeValues: {
+      ':pk': { S: pk },
+      ':first': { S: SNAPSHOT_PREFIX },
+      ':last': { S: `${TOTAL_PREFIX}\uffff` },
+    },
+    ConsistentRead: true,
+  });
+  const prefixed = (prefix: string) =>
+    items.filter((item) => ledgerKeyOf(item).sk.startsWith(prefix));
   const parts = prefixed(SNAPSHOT_PREFIX).map(snapshotPartOf);
   return statementRows(
     prefixed(TOTAL_PREFIX).map(totalOf),
@@ -164,7 +145,8 @@ export const readPartitionCharges = async (
   client: DynamoDBClient,
   table: string,
   pk: string,
-): Promise<LedgerCharge[]> => (await queryAll(client, table, pk, CHARGE_PREFIX)).map(chargeOf);
+): Promise<LedgerCharge[]> =>
+  (await queryBySortKeyPrefix(client, table, pk, CHARGE_PREFIX)).map(chargeOf);
 
 /**
  * Every statement row in the table — stream totals plus current export snapshots, by the ledger total
@@ -182,20 +164,19 @@ export const readAllTotals = async (
     const page = await client.send(
       new ScanCommand({
         TableName: table,
-        FilterExpression:
-          'begins_with(sk, :total) OR begins_with(sk, :snapshot) OR (sk = :current AND begins_with(pk, :export))',
+        FilterExpression: `begins_with(${LEDGER_SK}, :total) OR begins_with(${LEDGER_SK}, :snapshot) OR (${LEDGER_SK} = :current AND begins_with(${LEDGER_PK}, :export))`,
         ExpressionAttributeValues: {
           ':total': { S: TOTAL_PREFIX },
           ':snapshot': { S: SNAPSHOT_PREFIX },
           ':current': { S: CURRENT_SK },
-          ':export': { S: 'EXPORT#' },
+          ':export': { S: EXPORT_PREFIX },
         },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
     );
     for (const item of page.Items ?? []) {
-      const sk = item.sk?.S ?? '';
+      const { sk } = ledgerKeyOf(item);
       if (sk.startsWith(TOTAL_PREFIX)) streamTotals.push(totalOf(item));
       else if (sk.startsWith(SNAPSHOT_PREFIX)) parts.push(snapshotPartOf(item));
       else pointers.push(currentOf(item));

@@ -2,6 +2,7 @@ import {
   DEFAULT_DEDUP_TTL_SECONDS,
   DEFAULT_MAX_CONCURRENCY,
   ENV,
+  type DeliveryMode,
   type EnvName,
   type EnvironmentSource,
   readDeliveryMode,
@@ -9,7 +10,6 @@ import {
   readQueueKind,
   readRequired,
 } from '../../contract/environment';
-import type { DeliveryMode } from '../core/envelope';
 
 /** Function settings from environment variables, read once per container, with errors that name the variable. */
 export interface ConsumerSettings {

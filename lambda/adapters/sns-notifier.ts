@@ -8,7 +8,7 @@ import type { Context } from 'aws-lambda';
 import { alertMessage } from '../core/alert-message';
 import type { AlertEvent } from '../core/events';
 import type { NotifierPort } from '../core/ports';
-import { alertClaimPrefix, type DedupScope } from './table-layout';
+import { DEDUP_EXPIRES_AT, DEDUP_PK, alertClaimPrefix, type DedupScope } from './table-layout';
 
 const COMPLETION_ATTEMPTS = 6;
 
@@ -53,8 +53,8 @@ export class SnsNotifier implements NotifierPort {
     this.config = new IdempotencyConfig({ expiresAfterSeconds: options.ttlSeconds });
     const persistenceStore = new CompletionRetryingPersistenceLayer({
       tableName: options.dedupTable,
-      keyAttr: 'pk',
-      expiryAttr: 'expiresAt',
+      keyAttr: DEDUP_PK,
+      expiryAttr: DEDUP_EXPIRES_AT,
       awsSdkV3Client: options.dynamo,
     });
     const publish = async (

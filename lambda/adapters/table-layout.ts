@@ -1,3 +1,5 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DEDUP_TABLE, LEDGER_TABLE } from '../../contract/tables';
 import type { CostEvent } from '../core/events';
 import { fail } from '../core/errors';
 import { billingPeriodOf, effectDigest, type CostIdentity } from '../core/keys';
@@ -32,6 +34,27 @@ export const DYNAMO_LIMITS = {
   batchGetKeys: 100,
 } as const;
 
+/** Attribute names in expressions: the contract's, so a rename there cannot miss one. */
+export const DEDUP_PK = DEDUP_TABLE.partitionKey;
+export const DEDUP_EXPIRES_AT = DEDUP_TABLE.expiresAt;
+export const LEDGER_PK = LEDGER_TABLE.partitionKey;
+export const LEDGER_SK = LEDGER_TABLE.sortKey;
+
+/** The key of a dedup table item. */
+export const dedupKey = (pk: string): Record<string, AttributeValue> => ({ [DEDUP_PK]: { S: pk } });
+
+/** The key of a ledger table item. */
+export const ledgerKey = (pk: string, sk: string): Record<string, AttributeValue> => ({
+  [LEDGER_PK]: { S: pk },
+  [LEDGER_SK]: { S: sk },
+});
+
+/** The partition and sort key values of a ledger table item ('' where absent). */
+export const ledgerKeyOf = (item: Record<string, AttributeValue>): { pk: string; sk: string } => ({
+  pk: item[LEDGER_PK]?.S ?? '',
+  sk: item[LEDGER_SK]?.S ?? '',
+});
+
 // Ledger table: one partition per tenant, account and billing month.
 
 export const CHARGE_PREFIX = 'CHARGE#';
@@ -48,6 +71,39 @@ export const ledgerPartitionKey = (event: CostEvent): string =>
 export const chargeSortKey = (identity: Pick<CostIdentity, 'digest'>): string =>
   `${CHARGE_PREFIX}${identity.digest}`;
 export const totalSortKey = (currency: string): string => `${TOTAL_PREFIX}${currency}`;
+
+// Ledger table, export executions: one `EXPORT#` partition per tenant, export source and billing
+// period holds the plans (`EXEC#`), chunk commits and their parts, the CSV cursors, the CURRENT
+// pointer and the diffs; the per-account SNAPSHOT items sit in the account's ledger partition, next to
+// its charges and totals (a statement reads both in one query).
+
+export const EXPORT_PREFIX = 'EXPORT#';
+export const EXECUTION_PREFIX = 'EXEC#';
+export const DIFF_PREFIX = 'DIFF#';
+export const SNAPSHOT_PREFIX = 'SNAPSHOT#';
+export const CHUNK_PART_MARKER = '#PART#';
+/** The pointer to the current execution of an export partition. */
+export const CURRENT_SK = 'CURRENT';
+
+export const exportPartitionKey = (tenant: string, source: string, period: string): string =>
+  `${EXPORT_PREFIX}${tenant}#${source}#${period}`;
+export const executionSortKey = (executionId: string): string =>
+  `${EXECUTION_PREFIX}${executionId}`;
+/** Every chunk item of an execution (and its parts) starts with this. */
+export const chunkSortKeyPrefix = (executionId: string): string =>
+  `${executionSortKey(executionId)}#CHUNK#`;
+export const chunkSortKey = (executionId: string, chunkId: string): string =>
+  `${chunkSortKeyPrefix(executionId)}${chunkId}`;
+/** Part 1, 2, … of a chunk's totals beyond the first (which the chunk item holds). */
+export const chunkPartSortKey = (chunkSk: string, part: number): string =>
+  `${chunkSk}${CHUNK_PART_MARKER}${String(part).padStart(2, '0')}`;
+export const cursorSortKey = (executionId: string, taskIndex: number): string =>
+  `CURSOR#${executionId}#${String(taskIndex).padStart(5, '0')}`;
+export const diffSortKey = (switchedAt: string, executionId: string): string =>
+  `${DIFF_PREFIX}${switchedAt}#${executionId}`;
+/** An export source's totals of one account, in the account's ledger partition. */
+export const snapshotSortKey = (source: string, executionId: string): string =>
+  `${SNAPSHOT_PREFIX}${source}#${executionId}`;
 
 // Dedup table: every key starts with the stream name, so two streams never share a key. Within a
 // stream the three kinds cannot meet either: a cost claim ends in 64 hex digits, an alert claim in 24

@@ -1,6 +1,7 @@
 import type { BatchOutcome } from './batch';
 import { KeyedSerializer } from './concurrency';
-import { decodeRecord, type DeliveryMode } from './envelope';
+import type { DeliveryMode } from '../../contract/environment';
+import { decodeRecord } from './envelope';
 import type { AlertEvent } from './events';
 import { parseAlertEvent } from './formats';
 import { alertKey } from './keys';

@@ -1,4 +1,5 @@
-import { decodeRecord, type DeliveryMode } from './envelope';
+import type { DeliveryMode } from '../../contract/environment';
+import { decodeRecord } from './envelope';
 import type { CostEvent } from './events';
 import { parseCostEvent } from './formats';
 import { costContentHash, costIdentity, type CostIdentity } from './keys';

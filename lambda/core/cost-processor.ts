@@ -1,7 +1,7 @@
 import type { BatchOutcome } from './batch';
 import { identityField, incomingOf, parseCharge, type ParsedCharge } from './charge';
 import { KeyedSerializer } from './concurrency';
-import type { DeliveryMode } from './envelope';
+import type { DeliveryMode } from '../../contract/environment';
 import { ConflictError, fail, TransientError } from './errors';
 import { fifoGroupId } from './keys';
 import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';

@@ -1,6 +1,10 @@
+import type { DeliveryMode } from '../../contract/environment';
 import { fail } from './errors';
 import type { DecodedRecord } from './events';
 import { parseJsonExact } from './json';
+
+/** The mode's one definition is the contract's; re-exported for modules that import it from here. */
+export type { DeliveryMode };
 
 /** The parts of an SQS record that decoding reads (matches aws-lambda's SQSRecord). */
 export interface SqsRecordLike {
@@ -51,19 +55,13 @@ const sqsAttributes = (raw: SqsRecordLike['messageAttributes']): Record<string, 
 };
 
 /**
- * How SNS hands messages to the queue, from the subscription's raw message delivery setting (the
- * consumer is told by its DELIVERY_MODE variable; it never guesses from the body).
- */
-export type DeliveryMode = 'raw' | 'envelope';
-export const DELIVERY_MODES: readonly DeliveryMode[] = ['raw', 'envelope'];
-
-/**
  * SQS record → message + attributes.
  * `raw`: the body is the published message and the attributes are the SQS record's; a body shaped like
  * an SNS envelope is just a body (its embedded attributes must never stand in for the real ones).
  * `envelope`: the body must be an SNS notification; message and attributes come from it alone (with raw
  * delivery off, only a direct SQS sender could have set record attributes).
- * Non-JSON text is kept as a string.
+ * Non-JSON text is kept as a string. The mode comes from the subscription's raw message delivery
+ * setting (the consumer's DELIVERY_MODE variable); it is never guessed from the body.
  */
 export const decodeRecord = (record: SqsRecordLike, mode: DeliveryMode = 'raw'): DecodedRecord => {
   const body = parseJson(record.body);

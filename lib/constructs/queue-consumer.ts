@@ -7,7 +7,7 @@ import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type ConsumerEnvironment, consumerEnvironment } from '../../contract/environment';
-import type { StreamName } from '../../contract/streams';
+import type { ExportStreamDefinition, StreamName } from '../../contract/streams';
 import { METRIC_NAMESPACE } from '../../contract/telemetry';
 import {
   checkDedupTtl,
@@ -18,11 +18,16 @@ import {
 } from '../invariants';
 import { ConsumerFunction, ConsumerFunctionProps } from './consumer-function';
 
+/** A message stream's or an export queue's name (STREAM_NAME). */
+export type PipelineName = StreamName | ExportStreamDefinition['name'];
+
 export interface QueueConsumerProps {
   /** Stream name (STREAM_NAME). */
-  readonly streamName: StreamName;
-  /** Topic feeding the queue (raw message delivery). */
-  readonly topic: sns.ITopic;
+  readonly streamName: PipelineName;
+  /** Topic feeding the queue (raw message delivery); omitted for a queue fed by `producerRoleArns`. */
+  readonly topic?: sns.ITopic;
+  /** Roles of this app that send into the source queue themselves (e.g. the export planner). */
+  readonly producerRoleArns?: readonly string[];
   /** Queue kind; must match the DLQ, and a FIFO queue needs a FIFO topic. */
   readonly fifo: boolean;
   /** Fixed physical name of the source queue (its ARN is needed before the queue exists). */
@@ -79,7 +84,7 @@ export class QueueConsumer extends Construct {
   readonly consumer: ConsumerFunction;
   readonly fifo: boolean;
   readonly serviceName: string;
-  readonly streamName: StreamName;
+  readonly streamName: PipelineName;
 
   constructor(scope: Construct, id: string, props: QueueConsumerProps) {
     super(scope, id);
@@ -89,7 +94,7 @@ export class QueueConsumer extends Construct {
 
     // ---- invariants (throw before anything is built) ----
     const batchingWindowSeconds = props.fifo ? 0 : props.maxBatchingWindow.toSeconds();
-    checkTopicFeedsQueue({ topicFifo: props.topic.fifo, queueFifo: props.fifo });
+    if (props.topic) checkTopicFeedsQueue({ topicFifo: props.topic.fifo, queueFifo: props.fifo });
     if (props.deadLetterQueue)
       checkDlqKind({ queueFifo: props.fifo, dlqFifo: props.deadLetterQueue.fifo });
     checkDedupTtl({
@@ -159,7 +164,7 @@ export class QueueConsumer extends Construct {
 
     // ---- SNS → SQS (raw delivery; messages SNS cannot deliver land in the DLQ, never dropped) ----
     const rawMessageDelivery = true;
-    props.topic.addSubscription(
+    props.topic?.addSubscription(
       new subs.SqsSubscription(this.queue, {
         rawMessageDelivery,
         deadLetterQueue: this.deadLetterQueue,
@@ -206,14 +211,18 @@ export class QueueConsumer extends Construct {
       'kms:Decrypt',
     ]);
 
+    const topicArns = props.topic ? [props.topic.topicArn] : [];
     denyDirectSends({
       queue: this.queue,
-      exceptSourceArns: [props.topic.topicArn, this.deadLetterQueue.queueArn],
-      exceptPrincipalArns: props.redriveOperatorArns ?? [],
+      exceptSourceArns: [...topicArns, this.deadLetterQueue.queueArn],
+      exceptPrincipalArns: [
+        ...(props.producerRoleArns ?? []),
+        ...(props.redriveOperatorArns ?? []),
+      ],
     });
     denyDirectSends({
       queue: this.deadLetterQueue,
-      exceptSourceArns: [props.topic.topicArn, queueArn],
+      exceptSourceArns: [...topicArns, queueArn],
       exceptPrincipalArns: [this.consumer.role.roleArn],
     });
 

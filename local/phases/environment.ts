@@ -19,6 +19,8 @@ import {
   type DynamoDbLocal,
   type LocalSqs,
 } from '../emulators';
+import { startLocalS3, type LocalS3 } from '../emulators/s3';
+import { notificationRulesOf } from '../emulators/s3-notifications';
 import { LocalSns } from '../sns';
 import { startSnsEndpoint, type SnsEndpoint } from '../sns-http';
 import type { SynthesizedStack } from '../synth';
@@ -30,8 +32,9 @@ export interface LocalEnvironment {
   plan: LocalPlan;
   dynamo: DynamoDbLocal;
   sqs: LocalSqs;
+  s3: LocalS3;
   sns: SnsEndpoint;
-  endpoints: { dynamodb: string; sqs: string; sns: string };
+  endpoints: { dynamodb: string; sqs: string; sns: string; s3: string };
   outputs: Record<string, unknown>;
 }
 
@@ -103,13 +106,48 @@ export const createQueues = async (
 
 const startEmulators = async (
   cleanups: Cleanups,
-): Promise<{ dynamo: DynamoDbLocal; sqs: LocalSqs }> => {
-  const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal(), startLocalSqs()]);
-  if (dynamo.status === 'fulfilled') cleanups.add(() => dynamo.value.stop());
-  if (sqs.status === 'fulfilled') cleanups.add(() => sqs.value.stop());
-  if (dynamo.status === 'rejected') throw dynamo.reason;
-  if (sqs.status === 'rejected') throw sqs.reason;
-  return { dynamo: dynamo.value, sqs: sqs.value };
+): Promise<{ dynamo: DynamoDbLocal; sqs: LocalSqs; s3: LocalS3 }> => {
+  const [dynamo, sqs, s3] = await Promise.allSettled([
+    startDynamoDbLocal(),
+    startLocalSqs(),
+    startLocalS3(),
+  ]);
+  for (const started of [dynamo, sqs, s3])
+    if (started.status === 'fulfilled') {
+      const emulator = started.value;
+      cleanups.add(() => emulator.stop());
+    }
+  for (const started of [dynamo, sqs, s3]) if (started.status === 'rejected') throw started.reason;
+  return {
+    dynamo: (dynamo as PromiseFulfilledResult<DynamoDbLocal>).value,
+    sqs: (sqs as PromiseFulfilledResult<LocalSqs>).value,
+    s3: (s3 as PromiseFulfilledResult<LocalS3>).value,
+  };
+};
+
+/**
+ * The template's buckets, and their notification configurations wired to the local SNS as S3 would
+ * deliver them (a configuration S3 would refuse fails the start, naming the resource).
+ */
+export const createBuckets = async (
+  s3: Pick<LocalS3, 'createBucket' | 'deliverNotifications'>,
+  plan: Pick<LocalPlan, 'buckets' | 'bucketNotifications'>,
+  sns: Parameters<LocalS3['deliverNotifications']>[2],
+): Promise<void> => {
+  for (const bucket of plan.buckets) await s3.createBucket(bucket.bucketName);
+  for (const notification of plan.bucketNotifications) {
+    let rules;
+    try {
+      rules = notificationRulesOf(notification.configuration);
+    } catch (error) {
+      throw new Error(
+        `${notification.stackName}/${notification.logicalId}: ${(error as Error).message}`,
+      );
+    }
+    if (!plan.buckets.some((bucket) => bucket.bucketName === notification.bucketName))
+      await s3.createBucket(notification.bucketName);
+    await s3.deliverNotifications(notification.bucketName, rules, sns);
+  }
 };
 
 export const startEnvironment = async (options: {
@@ -120,7 +158,7 @@ export const startEnvironment = async (options: {
   signal?: AbortSignal;
 }): Promise<StartedEnvironment> => {
   const { cleanups } = options;
-  const { dynamo, sqs } = await startEmulators(cleanups);
+  const { dynamo, sqs, s3 } = await startEmulators(cleanups);
   throwIfAborted(options.signal);
 
   const plan = buildPlan(options.stacks, { sqsEndpoint: sqs.endpoint });
@@ -142,14 +180,20 @@ export const startEnvironment = async (options: {
   const localSns = new LocalSns(plan.topics, plan.subscriptions, plan.queues, pollerSqs);
   const sns = await startSnsEndpoint(localSns);
   cleanups.add(() => sns.stop());
-  const endpoints = { dynamodb: dynamo.endpoint, sqs: sqs.endpoint, sns: sns.endpoint };
+  await createBuckets(s3, plan, localSns);
+  const endpoints = {
+    dynamodb: dynamo.endpoint,
+    sqs: sqs.endpoint,
+    sns: sns.endpoint,
+    s3: s3.endpoint,
+  };
   const outputs: Record<string, unknown> = { ...plan.outputs, endpoints, region: LOCAL_REGION };
   if (options.outputsFile) {
     mkdirSync(path.dirname(options.outputsFile), { recursive: true });
     writeFileSync(options.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
   }
   return {
-    environment: { plan, dynamo, sqs, sns, endpoints, outputs },
+    environment: { plan, dynamo, sqs, s3, sns, endpoints, outputs },
     adminDynamo,
     pollerSqs,
     localSns,

@@ -4,7 +4,9 @@
  * and the handler log sink. Everything is undone by the run's cleanups.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { localS3ClientConfig } from '../emulators/s3';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../emulators';
 import type { FaultPlan } from '../faults';
 import type { HandlerClients } from '../functions';
@@ -52,10 +54,12 @@ export const startHandlerRuntime = (options: {
     credentials: LOCAL_CREDENTIALS,
   });
   const sns = started.localSns.client();
+  const s3 = new S3Client(localS3ClientConfig(environment.endpoints.s3));
   cleanups.add(() => {
     dynamo.destroy();
     sqs.destroy();
     sns.destroy();
+    s3.destroy();
   });
   setProcessEnv(POWERTOOLS_LOCAL_ENV, cleanups);
   const sink = new HandlerLogSink({
@@ -64,5 +68,5 @@ export const startHandlerRuntime = (options: {
   });
   sink.install();
   cleanups.add(() => sink.uninstall());
-  return { dynamo, sqs, sns };
+  return { dynamo, sqs, sns, s3 };
 };

@@ -26,6 +26,8 @@ export interface PublisherOptions {
   concurrency?: number;
   /** Published but not yet settled records of a stream above which publishing to it pauses. */
   maxBacklog?: number;
+  /** Messages published before these (their positions in `unpublished` follow on). */
+  offset?: number;
 }
 
 const UNPUBLISHED_SHOWN = 20;
@@ -81,7 +83,7 @@ export class Publisher {
         });
         this.published++;
       } catch (error) {
-        const problem = unpublishedOf(index, message, error);
+        const problem = unpublishedOf(index + (this.options.offset ?? 0), message, error);
         this.unpublished.push(problem);
         if (this.unpublished.length <= UNPUBLISHED_SHOWN)
           this.options.onUnpublished?.(`not published: ${describeUnpublished(problem)}`);

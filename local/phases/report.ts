@@ -2,13 +2,21 @@
  * Phase 6, report: what each DLQ holds, what is left in the source queues, the ledger and the
  * notifications, judged against the sample's ground truth (or, for an input file, on their own).
  */
+import { DEFAULT_EXPORT_DIFF_THRESHOLD, ENV } from '../../contract/environment';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { readAllTotals, type LedgerTotal } from '../../lambda/adapters/ledger-reader';
+import { readExportReport, type ExportDiffReport, type ExportReport } from '../exports/report';
 import type { FaultRates } from '../faults';
 import type { InputFile, InputProblem } from '../input';
+import { EXPORT_DIFF_KIND } from '../../lambda/core/exports/diff-message';
 import {
+  exportNotificationOf,
+  exportNotificationsAgainstTruth,
+  exportsAgainstTruth,
+  exportsFinished,
   notificationOf,
+  type ExportNotificationReport,
   streamReport,
   verdictAgainstTruth,
   verdictWithoutTruth,
@@ -38,6 +46,8 @@ export interface RunFacts {
   /** The generated sample, or the input file it was read from. */
   sample?: Sample;
   input?: { file: string; contents: InputFile };
+  /** Export lines that could not be delivered (input files). */
+  exportProblems?: InputProblem[];
 }
 
 /** What the run left behind, read from the emulators. */
@@ -46,6 +56,11 @@ export interface RunEnd {
   leftovers: (readonly [string, number])[];
   ledger: LedgerTotal[];
   notifications: NotificationReport[];
+  exports: ExportReport[];
+  exportDiffs: ExportDiffReport[];
+  exportNotifications: ExportNotificationReport[];
+  /** EXPORT_DIFF_THRESHOLD of the template's chunk worker. */
+  exportDiffThreshold: string;
 }
 
 export const settledCheck = (leftovers: RunEnd['leftovers']): Check => {
@@ -63,9 +78,11 @@ export const settledCheck = (leftovers: RunEnd['leftovers']): Check => {
 export const skippedInputOf = (
   input: InputFile,
   unpublished: readonly UnpublishedMessage[],
+  exportProblems: readonly InputProblem[] = [],
 ): InputProblem[] =>
   [
     ...input.skipped,
+    ...exportProblems,
     ...unpublished.map((problem) => ({
       line: problem.line as number,
       error: `not published: ${problem.error}`,
@@ -99,7 +116,9 @@ export const reportOf = (
   wirings: readonly Pick<StreamWiring, 'stream' | 'poller'>[],
 ): LocalReport => {
   const settled = settledCheck(end.leftovers);
-  const skippedInput = facts.input ? skippedInputOf(facts.input.contents, facts.unpublished) : [];
+  const skippedInput = facts.input
+    ? skippedInputOf(facts.input.contents, facts.unpublished, facts.exportProblems)
+    : [];
   const verdict = facts.sample
     ? verdictAgainstTruth(
         facts.sample.truth,
@@ -108,8 +127,16 @@ export const reportOf = (
         end.deadLetters,
         settled,
         facts.unpublished,
+        [
+          exportsAgainstTruth(facts.sample.truth.exports ?? [], end.exports),
+          exportNotificationsAgainstTruth(
+            facts.sample.truth.exportChanges ?? [],
+            end.exportDiffThreshold,
+            end.exportNotifications,
+          ),
+        ],
       )
-    : verdictWithoutTruth(end.deadLetters, settled, skippedInput);
+    : verdictWithoutTruth(end.deadLetters, settled, skippedInput, exportsFinished(end.exports));
   const run: RunInfo = {
     mode: facts.input ? 'input' : 'sample',
     seed: facts.seed,
@@ -128,6 +155,7 @@ export const reportOf = (
         }
       : {}),
     streams: Object.fromEntries(wirings.map((w) => [w.stream, streamSettings(w)])),
+    exportDiffs: end.exportDiffs,
   };
   return {
     published: facts.published,
@@ -144,6 +172,8 @@ export const reportOf = (
     ),
     ledger: end.ledger,
     notifications: end.notifications,
+    exports: end.exports,
+    exportNotifications: end.exportNotifications,
     redriven: facts.redriven,
     verdict,
     run,
@@ -164,13 +194,29 @@ export const readRunEnd = async (options: {
   const leftovers = await Promise.all(
     wirings.map(async (w) => [w.stream, await queueDepth(sqs, w.queue)] as const),
   );
-  const ledgerTable = plan.functions.map((fn) => fn.environment.LEDGER_TABLE_NAME).find(Boolean);
+  const ledgerTable = plan.functions.map((fn) => fn.environment[ENV.ledgerTableName]).find(Boolean);
   const ledger = ledgerTable ? await readAllTotals(options.dynamo, ledgerTable) : [];
+  const exportReport = ledgerTable
+    ? await readExportReport(options.dynamo, ledgerTable)
+    : { exports: [], diffs: [] };
   const notificationTopics = new Set(
     plan.functions.map((fn) => fn.environment.NOTIFICATIONS_TOPIC_ARN).filter(Boolean),
   );
-  const notifications = options.localSns.captured
-    .filter((publish) => notificationTopics.has(publish.topicArn))
-    .map(notificationOf);
-  return { deadLetters, leftovers, ledger, notifications };
+  const published = options.localSns.captured.filter((publish) =>
+    notificationTopics.has(publish.topicArn),
+  );
+  const isExportDiff = (publish: (typeof published)[number]) =>
+    publish.attributes.kind === EXPORT_DIFF_KIND;
+  return {
+    deadLetters,
+    leftovers,
+    ledger,
+    notifications: published.filter((publish) => !isExportDiff(publish)).map(notificationOf),
+    exports: exportReport.exports,
+    exportDiffs: exportReport.diffs,
+    exportNotifications: published.filter(isExportDiff).map(exportNotificationOf),
+    exportDiffThreshold:
+      plan.functions.map((fn) => fn.environment[ENV.exportDiffThreshold]).find(Boolean) ??
+      DEFAULT_EXPORT_DIFF_THRESHOLD,
+  };
 };

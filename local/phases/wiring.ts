@@ -17,13 +17,13 @@ export interface StreamRoute {
   fn: FunctionPlan;
   queue: QueuePlan;
   dlq?: QueuePlan;
-  /** The topic whose SQS subscription delivers to the queue. */
-  topicArn: string;
+  /** The topic whose SQS subscription delivers to the queue; none for a queue only functions send to. */
+  topicArn?: string;
 }
 
 export interface StreamWiring {
   stream: StreamName;
-  topicArn: string;
+  topicArn?: string;
   fifoTopic: boolean;
   queue: QueuePlan;
   dlq?: QueuePlan;
@@ -43,14 +43,12 @@ export const resolveRoute = (
   const subscription = plan.subscriptions.find(
     (candidate) => candidate.endpoint === queue.arn && candidate.protocol === 'sqs',
   );
-  if (!subscription)
-    throw new Error(`queue ${queue.queueName} has no SNS subscription in the templates`);
   return {
     mapping,
     fn,
     queue,
     dlq: plan.queues.find((candidate) => candidate.arn === queue.redrive?.deadLetterTargetArn),
-    topicArn: subscription.topicArn,
+    ...(subscription ? { topicArn: subscription.topicArn } : {}),
   };
 };
 
@@ -87,8 +85,8 @@ export const wireStreams = (options: {
       });
       return {
         stream: factory.stream as StreamName,
-        topicArn: route.topicArn,
-        fifoTopic: options.localSns.topic(route.topicArn).fifo,
+        ...(route.topicArn ? { topicArn: route.topicArn } : {}),
+        fifoTopic: route.topicArn ? options.localSns.topic(route.topicArn).fifo : false,
         queue,
         dlq: route.dlq,
         poller,

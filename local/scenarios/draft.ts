@@ -4,7 +4,7 @@
  * the order in which they draw from `rng` is what makes a seed reproduce its sample.
  */
 import { Rng } from '../rng';
-import type { Sample, SampleMessage } from './sample';
+import type { GroundTruth, Sample, SampleMessage } from './sample';
 import { TruthBuilder } from './truth';
 
 interface Placed {
@@ -43,12 +43,22 @@ export class SampleDraft {
     return this.placed.length;
   }
 
-  build(): Sample {
+  build(
+    billing: Pick<Sample, 'exports'> & {
+      expected: GroundTruth['exports'];
+      changes: GroundTruth['exportChanges'];
+    } = { exports: [], expected: [], changes: [] },
+  ): Sample {
     return {
       messages: [...this.placed]
         .sort((a, b) => a.position - b.position)
         .map((entry) => entry.message),
-      truth: this.truth.build(),
+      exports: billing.exports,
+      truth: {
+        ...this.truth.build(),
+        exports: billing.expected,
+        exportChanges: billing.changes,
+      },
     };
   }
 }

@@ -32,8 +32,55 @@ export interface ConflictPair {
   second: { message: string; effect: ChargeEffect };
 }
 
+/** One row of a sample export file: a valid charge, or a row the pipeline must reject. */
+export interface SampleExportRow {
+  /** `null-cost`: BilledCost is NULL; `malformed`: a CSV record with a cell missing. */
+  kind: 'valid' | 'null-cost' | 'malformed';
+  account: string;
+  currency: string;
+  /** Exact decimal text; null for a NULL cell. */
+  amount: string | null;
+  /** null: a `NULL` ServiceName cell (a valid row). */
+  service: string | null;
+  /** Hours since the start of the billing period. */
+  hour: number;
+}
+
+/** An export execution of the sample: its files by name (the format is the extension's). */
+export interface SampleExportDelivery {
+  tenant: string;
+  billingPeriod: string;
+  executionId: string;
+  files: { name: string; rows: SampleExportRow[] }[];
+  note?: string;
+}
+
+/** An execution as the report's `exports` must show it at the end of the run. */
+export interface ExpectedExport {
+  tenant: string;
+  billingPeriod: string;
+  executionId: string;
+  status: 'current' | 'superseded' | 'incomplete' | 'failed';
+  rows: number;
+  rejectedRows: number;
+}
+
+/** A re-export's change of one account-currency total (the first export of a period changes nothing). */
+export interface ExpectedExportChange {
+  tenant: string;
+  billingPeriod: string;
+  accountId: string;
+  currency: string;
+  /** Exact decimal, new total minus old. */
+  delta: string;
+}
+
 export interface GroundTruth {
   ledger: LedgerTotal[];
+  /** Every export execution delivered, in tenant, period, execution order (none: no exports). */
+  exports?: ExpectedExport[];
+  /** What each re-export changed; notified when |delta| reaches the diff threshold. */
+  exportChanges?: ExpectedExportChange[];
   notificationKeys: string[];
   /** Messages each DLQ must hold at the end: poison messages and the losing copy of each conflict. */
   deadLetters: Record<Topic, number>;
@@ -42,6 +89,8 @@ export interface GroundTruth {
 
 export interface Sample {
   messages: SampleMessage[];
+  /** Export executions, delivered in this order while the messages are published. */
+  exports?: SampleExportDelivery[];
   truth: GroundTruth;
 }
 

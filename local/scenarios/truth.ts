@@ -38,7 +38,7 @@ export class TruthBuilder {
     this.notificationKeys.add(alertKey);
   }
 
-  build(): GroundTruth {
+  build(): Omit<GroundTruth, 'exports'> {
     return {
       ledger: ledgerOf([...this.charges.values()]),
       notificationKeys: [...this.notificationKeys].sort(),

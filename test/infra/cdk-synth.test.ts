@@ -49,7 +49,8 @@ describe('npx cdk synth without AWS credentials', () => {
     const bundles = files
       .filter((f) => f.startsWith('asset.'))
       .map((d) => path.join(r.out, d, 'index.mjs'));
-    expect(bundles).toHaveLength(2);
+    // One per consumer: cost-ledger, budget-alerts, export-planner, export-chunk.
+    expect(bundles).toHaveLength(4);
     for (const b of bundles) {
       const code = fs.readFileSync(b, 'utf8');
       expect(code.startsWith('import { createRequire as __bdCreateRequire }')).toBe(true);

@@ -29,6 +29,24 @@ describe('cdk-nag AwsSolutions', () => {
         opsEmails: 'oncall@example.com',
       },
     ],
+    [
+      'export sources (prefix-scoped reads)',
+      {
+        exportSources: [
+          { tenant: 'acme', prefix: 'acme/' },
+          { tenant: 'globex', prefix: 'exports/globex.eu/', source: 'azure' },
+        ],
+      },
+    ],
+    [
+      'an existing export bucket with its own key',
+      {
+        exportBucketName: 'finops-exports',
+        exportBucketKeyArn:
+          'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+        exportSources: [{ tenant: 'acme', prefix: 'acme/' }],
+      },
+    ],
   ] as const) {
     describe(name, () => {
       let s: Synthesized;

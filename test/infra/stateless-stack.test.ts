@@ -57,7 +57,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
   describe('topics', () => {
     it('cost-events is a FIFO topic; the others are standard', () => {
-      t.resourceCountIs('AWS::SNS::Topic', 4);
+      t.resourceCountIs('AWS::SNS::Topic', 5);
       t.hasResourceProperties('AWS::SNS::Topic', {
         TopicName: 'billing-dedup-dev-cost-events.fifo',
         FifoTopic: true,
@@ -81,7 +81,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
     it('every topic policy denies publishing without TLS', () => {
       const policies = Object.values(resourcesOfType(t, 'AWS::SNS::TopicPolicy'));
-      expect(policies).toHaveLength(4);
+      expect(policies).toHaveLength(5);
       for (const policy of policies) {
         expect(statementsOf(policy)).toContainEqual(
           expect.objectContaining({
@@ -126,9 +126,9 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       const allow = statementsOf(resource).filter((x) => x.Effect === 'Allow');
       expect(allow).toHaveLength(1);
       expect(allow[0].Principal).toEqual({ Service: 'cloudwatch.amazonaws.com' });
-      // Exactly this stage's ten alarms: no pattern a stage named `dev-eu` would also match.
+      // Exactly this stage's alarms (five per pipeline): no pattern a stage named `dev-eu` would also match.
       const alarmIds = Object.keys(resourcesOfType(t, 'AWS::CloudWatch::Alarm')).sort();
-      expect(alarmIds).toHaveLength(10);
+      expect(alarmIds).toHaveLength(20);
       expect(allow[0].Condition).toEqual({
         StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
         ArnEquals: { 'aws:SourceArn': expect.any(Array) },
@@ -202,12 +202,12 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
     it('every queue is KMS-encrypted with the messaging key and denies non-TLS access', () => {
       const queues = resourcesOfType(t, 'AWS::SQS::Queue');
-      expect(Object.keys(queues)).toHaveLength(4);
+      expect(Object.keys(queues)).toHaveLength(8);
       for (const q of Object.values(queues)) {
         expect(importOf(q.Properties?.KmsMasterKeyId)).toMatch(/MessagingKey/);
       }
       const policies = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy'));
-      expect(policies).toHaveLength(4);
+      expect(policies).toHaveLength(8);
       for (const p of policies) {
         expect(statementsOf(p)).toContainEqual(
           expect.objectContaining({
@@ -378,7 +378,8 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
   it('SNS → SQS subscriptions use raw message delivery and dead-letter undeliverable messages', () => {
     const subs = Object.values(resourcesOfType(t, 'AWS::SNS::Subscription'));
-    expect(subs).toHaveLength(2);
+    // The export-chunks queue has no topic: the planner sends into it.
+    expect(subs).toHaveLength(3);
     for (const sub of subs) {
       expect(sub.Properties).toMatchObject({
         Protocol: 'sqs',
@@ -396,20 +397,36 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       TopicArn: { Ref: Match.stringLikeRegexp('^BudgetAlertsTopic') },
       Endpoint: { 'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-budget-alerts').id, 'Arn'] },
     });
+    t.hasResourceProperties('AWS::SNS::Subscription', {
+      TopicArn: { Ref: Match.stringLikeRegexp('^ExportDeliveriesTopic') },
+      Endpoint: {
+        'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-export-deliveries').id, 'Arn'],
+      },
+    });
   });
 
   describe('consumers', () => {
     it('run on the current Node.js runtime, ARM64, ESM bundle, explicit log group', () => {
-      t.resourceCountIs('AWS::Lambda::Function', 2);
-      t.allResourcesProperties('AWS::Lambda::Function', {
-        Runtime: 'nodejs24.x',
-        Architectures: ['arm64'],
-        Handler: 'index.handler',
-        Timeout: 30,
-        MemorySize: 512,
-        LoggingConfig: { LogGroup: { Ref: Match.stringLikeRegexp('LogGroup') } },
+      // Four consumers, plus CDK's handler of Custom::S3BucketNotifications.
+      t.resourceCountIs('AWS::Lambda::Function', 5);
+      const consumers = t.findResources('AWS::Lambda::Function', {
+        Properties: { FunctionName: Match.stringLikeRegexp('^billing-dedup-dev-') },
       });
-      t.resourceCountIs('AWS::Logs::LogGroup', 2);
+      expect(Object.keys(consumers)).toHaveLength(4);
+      for (const fn of Object.values(consumers)) {
+        expect(fn.Properties).toMatchObject({
+          Runtime: 'nodejs24.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+          LoggingConfig: { LogGroup: { Ref: expect.stringMatching(/LogGroup/) } },
+        });
+      }
+      for (const name of ['billing-dedup-dev-cost-ledger', 'billing-dedup-dev-budget-alerts'])
+        expect(fnByName(t, name).resource.Properties).toMatchObject({
+          Timeout: 30,
+          MemorySize: 512,
+        });
+      t.resourceCountIs('AWS::Logs::LogGroup', 4);
       t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     });
 
@@ -455,12 +472,20 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
     });
 
     it('event source mappings report batch item failures with the configured batching', () => {
-      t.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+      t.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
       t.allResourcesProperties('AWS::Lambda::EventSourceMapping', {
         FunctionResponseTypes: ['ReportBatchItemFailures'],
-        BatchSize: 10,
         ScalingConfig: { MaximumConcurrency: 10 },
       });
+      for (const queue of [
+        'billing-dedup-dev-cost-events.fifo',
+        'billing-dedup-dev-budget-alerts',
+        'billing-dedup-dev-export-deliveries',
+      ])
+        t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+          EventSourceArn: { 'Fn::GetAtt': [queueByName(t, queue).id, 'Arn'] },
+          BatchSize: 10,
+        });
       // Lambda has no batching window on FIFO queues.
       t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         EventSourceArn: {
@@ -499,7 +524,15 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
     });
 
     it('roles have no managed policies (log writing is scoped to the function’s own log group)', () => {
-      for (const role of Object.values(resourcesOfType(t, 'AWS::IAM::Role'))) {
+      for (const [id, role] of Object.entries(resourcesOfType(t, 'AWS::IAM::Role'))) {
+        // CDK's deployment-time handler of Custom::S3BucketNotifications (cdk-nag suppression with reason).
+        if (id.startsWith('BucketNotificationsHandler')) {
+          expect(JSON.stringify(role.Properties?.ManagedPolicyArns)).toMatch(
+            /:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole"/,
+          );
+          expect(role.Properties?.ManagedPolicyArns).toHaveLength(1);
+          continue;
+        }
         expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
       }
     });
@@ -549,12 +582,14 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       expect(JSON.stringify(resource.Properties?.AssumeRolePolicyDocument)).toMatch(/:root"/);
       const st = policyOf(`^${id}`);
       const bySid = (sid: string) => st.find((x) => x.Sid === sid)!;
-      const dlqs = ['billing-dedup-dev-cost-events.fifo', 'billing-dedup-dev-budget-alerts'].map(
-        (q) => ({ 'Fn::GetAtt': [dlqOf(t, q).id, 'Arn'] }),
-      );
-      const queues = ['billing-dedup-dev-cost-events.fifo', 'billing-dedup-dev-budget-alerts'].map(
-        (q) => ({ 'Fn::GetAtt': [queueByName(t, q).id, 'Arn'] }),
-      );
+      const sourceQueues = [
+        'billing-dedup-dev-cost-events.fifo',
+        'billing-dedup-dev-budget-alerts',
+        'billing-dedup-dev-export-deliveries',
+        'billing-dedup-dev-export-chunks',
+      ];
+      const dlqs = sourceQueues.map((q) => ({ 'Fn::GetAtt': [dlqOf(t, q).id, 'Arn'] }));
+      const queues = sourceQueues.map((q) => ({ 'Fn::GetAtt': [queueByName(t, q).id, 'Arn'] }));
       expect(actionsOf(bySid('PeekAndMoveDeadLetters')).sort()).toEqual([
         'sqs:CancelMessageMoveTask',
         'sqs:ChangeMessageVisibility',
@@ -610,8 +645,8 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
   });
 
   describe('alarms and dashboard', () => {
-    it('has five alarms per stream, all notifying the ops topic', () => {
-      t.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    it('has five alarms per pipeline, all notifying the ops topic', () => {
+      t.resourceCountIs('AWS::CloudWatch::Alarm', 20);
       t.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],
         OKActions: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],
@@ -620,7 +655,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       });
     });
 
-    it.each(['cost-events', 'budget-alerts'])(
+    it.each(['cost-events', 'budget-alerts', 'export-deliveries', 'export-chunks'])(
       '%s: DLQ ≥ 1, oldest message age, errors, throttles, conflicts',
       (stream) => {
         t.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -699,6 +734,18 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       'DashboardName',
       'DlqOperatorRoleArn',
       'Stage',
+      'ExportBucketName',
+      'ExportDeliveriesTopicArn',
+      'ExportDeliveriesQueueUrl',
+      'ExportDeliveriesQueueArn',
+      'ExportDeliveriesDlqUrl',
+      'ExportDeliveriesDlqArn',
+      'ExportDeliveriesConsumerFunctionName',
+      'ExportChunksQueueUrl',
+      'ExportChunksQueueArn',
+      'ExportChunksDlqUrl',
+      'ExportChunksDlqArn',
+      'ExportChunksConsumerFunctionName',
     ];
     expect(Object.keys(outputs).sort()).toEqual([...expected].sort());
     expect(statelessOutputIds().sort()).toEqual([...expected].sort());
@@ -785,17 +832,33 @@ describe('stateless stack (costStreamKind=standard, producers, e-mails)', () => 
     const denies = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy'))
       .flatMap((p) => statementsOf(p))
       .filter((x) => x.Sid === 'DenySendExceptPipeline');
-    expect(denies).toHaveLength(4);
+    expect(denies).toHaveLength(8);
     const withOperators = denies.filter((x) =>
       JSON.stringify(x).includes('arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/*'),
     );
-    // The two source queues, not the DLQs.
-    expect(withOperators).toHaveLength(2);
-    for (const deny of withOperators)
-      expect(deny.Condition?.ArnNotLike['aws:PrincipalArn']).toEqual([
-        { 'Fn::GetAtt': [expect.stringMatching(/^DlqOperatorRole/), 'Arn'] },
-        'arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/*',
-      ]);
+    // The four source queues, not the DLQs.
+    expect(withOperators).toHaveLength(4);
+    const operators = [
+      { 'Fn::GetAtt': [expect.stringMatching(/^DlqOperatorRole/), 'Arn'] },
+      'arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/*',
+    ];
+    for (const deny of withOperators) {
+      const chunkQueue = JSON.stringify(deny.Resource).includes('ExportChunksPipelineQueue');
+      // The export-chunks queue also accepts the planner, which sends the tasks.
+      expect(deny.Condition?.ArnNotLike['aws:PrincipalArn']).toEqual(
+        chunkQueue
+          ? [
+              {
+                'Fn::GetAtt': [
+                  expect.stringMatching(/^ExportDeliveriesPipelineConsumerRole/),
+                  'Arn',
+                ],
+              },
+              ...operators,
+            ]
+          : operators,
+      );
+    }
   });
 
   it('subscribes the configured e-mail addresses', () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
+import { consumerEnvironment, type ConsumerEnvironment } from '../../contract/environment';
 import { parseAlert } from '../../lambda/core/alert-processor';
 import { createBudgetAlertsHandler } from '../../lambda/handlers/budget-alerts';
 import {
@@ -40,18 +41,18 @@ beforeEach(() => {
   snsMock.on(PublishCommand).resolves({ MessageId: 'published' });
 });
 
-const newHandler = async (environment: NodeJS.ProcessEnv = {}) => {
+const newHandler = async (environment: ConsumerEnvironment = {}) => {
   const dlqUrl = await sqs.createQueue(`alerts-dlq-${Math.random().toString(36).slice(2, 10)}`);
   return createBudgetAlertsHandler(
-    {
-      STREAM_NAME: 'budget-alerts',
-      QUEUE_KIND: 'standard',
-      DLQ_URL: dlqUrl,
-      DEDUP_TABLE_NAME: tables.dedupTable,
-      NOTIFICATIONS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:notifications',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    consumerEnvironment({
+      streamName: 'budget-alerts',
+      queueKind: 'standard',
+      dlqUrl,
+      dedupTableName: tables.dedupTable,
+      notificationsTopicArn: 'arn:aws:sns:us-east-1:123456789012:notifications',
+      logLevel: 'SILENT',
       ...environment,
-    },
+    }),
     { dynamo, sqs: sqs.client, sns },
   );
 };
@@ -64,7 +65,7 @@ const gcp = (data: Record<string, unknown>) => {
 describe('budget alerts handler against DynamoDB Local', () => {
   it('an alert delivered five times, in separate invocations and in one batch, is published once', async () => {
     const handler = await newHandler();
-    const envelopeHandler = await newHandler({ DELIVERY_MODE: 'envelope' });
+    const envelopeHandler = await newHandler({ deliveryMode: 'envelope' });
     const text = fixture('aws-budgets-notification.txt');
     for (let delivery = 0; delivery < 3; delivery++) {
       const response =
@@ -135,12 +136,12 @@ describe('budget alerts handler against DynamoDB Local', () => {
       },
     });
     const handler = createBudgetAlertsHandler(
-      {
-        STREAM_NAME: 'budget-alerts',
-        DLQ_URL: await sqs.createQueue('alerts-dlq-completion'),
-        DEDUP_TABLE_NAME: tables.dedupTable,
-        NOTIFICATIONS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:notifications',
-      },
+      consumerEnvironment({
+        streamName: 'budget-alerts',
+        dlqUrl: await sqs.createQueue('alerts-dlq-completion'),
+        dedupTableName: tables.dedupTable,
+        notificationsTopicArn: 'arn:aws:sns:us-east-1:123456789012:notifications',
+      }),
       { dynamo: flakyDynamo, sqs: sqs.client, sns },
     );
     const message = gcp({ alertThresholdExceeded: 0.5 });

@@ -1,6 +1,10 @@
 import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import Big from 'big.js';
+import {
+  SECONDS_PER_DAY,
+  consumerEnvironment,
+  type ConsumerEnvironment,
+} from '../../contract/environment';
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { readPartitionCharges, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerLayout } from '../../lambda/adapters/table-layout';
@@ -17,7 +21,9 @@ import {
   type LocalSqs,
   type Middleware,
 } from '../support/aws-local';
+import { newChargeCommit } from '../support/charge-commits';
 import { costEvent } from '../support/cost-events';
+import { acmePartition, receiveWaiting, totalsByCurrency } from '../support/ledger-checks';
 import { snsEnvelope, sqsEvent, sqsRecord } from '../support/sqs-events';
 
 const STREAM = 'cost-events';
@@ -66,46 +72,29 @@ beforeEach(() => {
   throttleSku = undefined;
 });
 
-const newHandler = async (fifo = false, environment: NodeJS.ProcessEnv = {}) => {
+const newHandler = async (fifo = false, environment: ConsumerEnvironment = {}) => {
   const dlqName = `cost-dlq-${Math.random().toString(36).slice(2, 10)}${fifo ? '.fifo' : ''}`;
   const dlqUrl = await sqs.createQueue(dlqName, fifo ? { FifoQueue: 'true' } : {});
   const handler = createCostLedgerHandler(
-    {
-      STREAM_NAME: STREAM,
-      QUEUE_KIND: fifo ? 'fifo' : 'standard',
-      DLQ_URL: dlqUrl,
-      DEDUP_TABLE_NAME: tables.dedupTable,
-      LEDGER_TABLE_NAME: tables.ledgerTable,
-      DEDUP_TTL_SECONDS: String(35 * 86400),
-      MAX_CONCURRENCY: '8',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    consumerEnvironment({
+      streamName: STREAM,
+      queueKind: fifo ? 'fifo' : 'standard',
+      dlqUrl,
+      dedupTableName: tables.dedupTable,
+      ledgerTableName: tables.ledgerTable,
+      dedupTtlSeconds: 35 * SECONDS_PER_DAY,
+      maxConcurrency: 8,
+      logLevel: 'SILENT',
       ...environment,
-    },
+    }),
     { dynamo, sqs: sqs.client },
   );
   return { handler, dlqUrl };
 };
 
-const partition = (account: string, period = '2026-11') =>
-  `TENANT#acme#ACCOUNT#${account}#PERIOD#${period}`;
-const totalsOf = async (account: string) =>
-  Object.fromEntries(
-    (await readPartitionTotals(dynamo, tables.ledgerTable, partition(account))).map((t) => [
-      t.currency,
-      { total: t.total, charges: t.charges },
-    ]),
-  );
-const drainDlq = async (queueUrl: string) => {
-  const response = await sqs.client.send(
-    new ReceiveMessageCommand({
-      QueueUrl: queueUrl,
-      MaxNumberOfMessages: 10,
-      MessageAttributeNames: ['All'],
-      WaitTimeSeconds: 0,
-    }),
-  );
-  return response.Messages ?? [];
-};
+const partition = acmePartition;
+const totalsOf = (account: string) => totalsByCurrency(dynamo, tables.ledgerTable, account);
+const drainDlq = (queueUrl: string) => receiveWaiting(sqs.client, queueUrl);
 
 /** The ledger adapter on the test tables, for tests that drive commits directly. */
 const directLedger = () =>
@@ -117,23 +106,10 @@ const directLedger = () =>
     ttlSeconds: 3600,
   });
 
-/** The commit of a new USD charge, as the processor would build it. */
-const newChargeCommit = (input: { accountId: string; amount: string; skuId?: string }) => {
-  const charge = parseCharge(ledgerLayout(STREAM), sqsRecord(costEvent(input)));
-  return {
-    claimKey: charge.claimKey,
-    ref: charge.ref,
-    event: charge.event,
-    contentHash: charge.contentHash,
-    identity: charge.identity,
-    totals: [{ currency: 'USD', delta: input.amount, charges: 1 }],
-  };
-};
-
 describe('cost ledger handler against DynamoDB Local', () => {
   it('applies a new charge with one pre-read and one transaction; a reformatted re-publish costs no write', async () => {
     const { handler } = await newHandler();
-    const envelopeSubscription = (await newHandler(false, { DELIVERY_MODE: 'envelope' })).handler;
+    const envelopeSubscription = (await newHandler(false, { deliveryMode: 'envelope' })).handler;
     const account = 'acct-requests';
     const first = await handler(
       sqsEvent([sqsRecord(costEvent({ accountId: account, amount: '12.30' }))]),
@@ -319,13 +295,13 @@ describe('cost ledger handler against DynamoDB Local', () => {
 
   it('a poison message whose DLQ send fails is reported as a batch item failure, not lost', async () => {
     const handler = createCostLedgerHandler(
-      {
-        STREAM_NAME: STREAM,
-        DLQ_URL: `${sqs.endpoint}/123456789012/no-such-queue`,
-        DEDUP_TABLE_NAME: tables.dedupTable,
-        LEDGER_TABLE_NAME: tables.ledgerTable,
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
-      },
+      consumerEnvironment({
+        streamName: STREAM,
+        dlqUrl: `${sqs.endpoint}/123456789012/no-such-queue`,
+        dedupTableName: tables.dedupTable,
+        ledgerTableName: tables.ledgerTable,
+        logLevel: 'SILENT',
+      }),
       { dynamo, sqs: sqs.client },
     );
     const poison = sqsRecord('not json at all');

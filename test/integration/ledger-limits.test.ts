@@ -4,8 +4,7 @@ import {
   TransactionCanceledException,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
+import { SECONDS_PER_DAY, consumerEnvironment } from '../../contract/environment';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import {
   createLedgerTables,
@@ -16,6 +15,7 @@ import {
   type Middleware,
 } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
+import { acmePartition, receiveWaiting, totalsByCurrency } from '../support/ledger-checks';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
 
 let sqs: LocalSqs;
@@ -60,45 +60,30 @@ afterAll(async () => {
 const newHandler = async () => {
   const dlqUrl = await sqs.createQueue(`limits-dlq-${Math.random().toString(36).slice(2, 10)}`);
   const handler = createCostLedgerHandler(
-    {
-      STREAM_NAME: 'cost-events',
-      QUEUE_KIND: 'standard',
-      DLQ_URL: dlqUrl,
-      DEDUP_TABLE_NAME: tables.dedupTable,
-      LEDGER_TABLE_NAME: tables.ledgerTable,
-      DEDUP_TTL_SECONDS: String(35 * 86400),
-      MAX_CONCURRENCY: '4',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-    },
+    consumerEnvironment({
+      streamName: 'cost-events',
+      queueKind: 'standard',
+      dlqUrl,
+      dedupTableName: tables.dedupTable,
+      ledgerTableName: tables.ledgerTable,
+      dedupTtlSeconds: 35 * SECONDS_PER_DAY,
+      maxConcurrency: 4,
+      logLevel: 'SILENT',
+    }),
     { dynamo, sqs: sqs.client },
   );
   return { handler, dlqUrl };
 };
 
-const partition = (account: string) => `TENANT#acme#ACCOUNT#${account}#PERIOD#2026-11`;
-const totalsOf = async (account: string) =>
-  Object.fromEntries(
-    (await readPartitionTotals(dynamo, tables.ledgerTable, partition(account))).map((t) => [
-      t.currency,
-      { total: t.total, charges: t.charges },
-    ]),
-  );
-const deadLetters = async (queueUrl: string) => {
-  const response = await sqs.client.send(
-    new ReceiveMessageCommand({
-      QueueUrl: queueUrl,
-      MaxNumberOfMessages: 10,
-      MessageAttributeNames: ['All'],
-      WaitTimeSeconds: 0,
-    }),
-  );
-  return (response.Messages ?? []).map((message) => ({
+const partition = acmePartition;
+const totalsOf = (account: string) => totalsByCurrency(dynamo, tables.ledgerTable, account);
+const deadLetters = async (queueUrl: string) =>
+  (await receiveWaiting(sqs.client, queueUrl)).map((message) => ({
     body: message.Body,
     code: message.MessageAttributes?.['rejection-code']?.StringValue,
     field: message.MessageAttributes?.['rejection-field']?.StringValue,
     reason: message.MessageAttributes?.['rejection-reason']?.StringValue ?? '',
   }));
-};
 
 describe('ledger amounts at DynamoDB limits (DynamoDB Local)', () => {
   it('an amount of 38 nines is rejected with its field; later charges of its partition still apply', async () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { decodeRecord, type DeliveryMode } from '../../lambda/core/envelope';
+import type { DeliveryMode } from '../../contract/environment';
+import { decodeRecord } from '../../lambda/core/envelope';
 import { parseCostEvent } from '../../lambda/core/formats';
 import {
   alertKey,

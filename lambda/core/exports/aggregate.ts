@@ -5,8 +5,7 @@
  * file and row so an operator can find them. Memory grows with the number of keys, services and reasons,
  * never with the number of rows.
  */
-import Big from 'big.js';
-import { formatDecimal } from '../decimal';
+import { fromScaledInteger, toScaledInteger } from '../decimal';
 import {
   normalizeExportRow,
   type ExportCharge,
@@ -52,11 +51,12 @@ export interface ChunkSummary {
   rejectionSamples: RejectionSample[];
 }
 
+/** Sums are integers of 10^-18 (every accepted amount has at most 18 fraction digits): exact and cheap. */
 interface Running {
   key: LedgerKey;
-  total: Big;
+  total: bigint;
   rows: number;
-  services: Map<string | null, { total: Big; rows: number }>;
+  services: Map<string | null, { total: bigint; rows: number }>;
 }
 
 export const rejectionReasonKey = (rejection: Pick<RowRejection, 'code' | 'column'>): string =>
@@ -80,25 +80,29 @@ export class ChunkAggregator {
   constructor(private readonly maxSamples = DEFAULT_REJECTION_SAMPLES) {}
 
   add(charge: ExportCharge): void {
-    const key: LedgerKey = {
-      tenant: charge.tenant,
-      accountId: charge.accountId,
-      period: charge.period,
-      currency: charge.currency,
-    };
-    const id = JSON.stringify([key.tenant, key.accountId, key.period, key.currency]);
+    const id = JSON.stringify([charge.tenant, charge.accountId, charge.period, charge.currency]);
     let entry = this.running.get(id);
     if (!entry) {
-      entry = { key, total: new Big(0), rows: 0, services: new Map() };
+      const { tenant, accountId, period, currency } = charge;
+      entry = {
+        key: { tenant, accountId, period, currency },
+        total: 0n,
+        rows: 0,
+        services: new Map(),
+      };
       this.running.set(id, entry);
     }
-    entry.total = entry.total.plus(charge.amount);
+    const amount = toScaledInteger(charge.amount);
+    entry.total += amount;
     entry.rows += 1;
     const service = charge.service ?? null;
-    const byService = entry.services.get(service) ?? { total: new Big(0), rows: 0 };
-    byService.total = byService.total.plus(charge.amount);
+    let byService = entry.services.get(service);
+    if (!byService) {
+      byService = { total: 0n, rows: 0 };
+      entry.services.set(service, byService);
+    }
+    byService.total += amount;
     byService.rows += 1;
-    entry.services.set(service, byService);
     this.accepted += 1;
   }
 
@@ -121,12 +125,12 @@ export class ChunkAggregator {
     const totals = [...this.running.values()]
       .map((entry): ChunkTotal => ({
         ...entry.key,
-        total: formatDecimal(entry.total),
+        total: fromScaledInteger(entry.total),
         rows: entry.rows,
         services: [...entry.services.entries()]
           .map(([service, value]) => ({
             service,
-            total: formatDecimal(value.total),
+            total: fromScaledInteger(value.total),
             rows: value.rows,
           }))
           .sort(

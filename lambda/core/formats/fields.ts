@@ -17,8 +17,8 @@
  *   instants through `toInstant`.
  * - User-controlled keys are never assigned onto a plain `{}`: maps are built with `Map` and turned into
  *   objects with `Object.fromEntries` (which defines own data properties, so `__proto__` cannot reach the
- *   prototype), and fields are read with `own()` so inherited members (`constructor`, `toString`) never
- *   count as present.
+ *   prototype; `compact` defines that one key the same way), and fields are read with `own()` so
+ *   inherited members (`constructor`, `toString`) never count as present.
  */
 import { toAmount, toDecimal } from '../decimal';
 import { fail } from '../errors';
@@ -53,6 +53,18 @@ export const hasOwn = (object: object, key: string): boolean =>
 export const isBlank = (value: unknown): boolean =>
   value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
+/**
+ * Only U+0020–U+007E: such text is well-formed, already NFC, and has no invisible character and no
+ * space but the ASCII one, so the Unicode checks below can be skipped (most billing data is ASCII).
+ */
+const isPrintableAscii = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e) return false;
+  }
+  return true;
+};
+
 /** Same check as `String.prototype.isWellFormed` (ES2024; not in this project's TS lib). */
 export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text);
 
@@ -67,11 +79,32 @@ export const preview = (value: unknown): string => {
 };
 
 /** Drops properties whose value is `undefined` (absent optional fields are omitted, not `undefined`). */
-export const compact = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+export const compact = <T extends object>(value: T): T => {
+  const result: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const field = (value as JsonObject)[key];
+    if (field === undefined) continue;
+    if (key === '__proto__') {
+      Object.defineProperty(result, key, {
+        value: field,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      result[key] = field;
+    }
+  }
+  return result as T;
+};
 
 /** Well-formed, NFC-normalized, bounded text. */
 const checkText = (text: string, field: string, maxLength: number): string => {
+  if (isPrintableAscii(text)) {
+    return text.length > maxLength
+      ? fail('invalid-field', field, `longer than ${maxLength} characters`)
+      : text;
+  }
   if (!isWellFormed(text))
     return fail('invalid-field', field, 'not well-formed Unicode (lone surrogate)');
   const normalized = text.normalize('NFC');
@@ -85,6 +118,7 @@ const codePointOf = (char: string): string =>
 
 /** Rejects text with a character nobody sees (and, for identifiers, a space other than U+0020). */
 const checkVisible = (text: string, field: string, kind: 'identifier' | 'name'): string => {
+  if (isPrintableAscii(text)) return text;
   const invisible = INVISIBLE.exec(text);
   if (invisible) {
     return fail(
@@ -186,9 +220,29 @@ export const requiredDecimal = (value: unknown, field: string): string =>
 export const requiredAmount = (value: unknown, field: string): string =>
   isBlank(value) ? fail('missing-field', field, 'required') : toAmount(value, field);
 
+/**
+ * Instants already read, by their text: an export repeats a few hundred distinct timestamps over
+ * millions of rows. Only accepted texts are kept (`toInstant` depends on nothing but the text); the
+ * cache is emptied when full.
+ */
+const instantsByText = new Map<string, string>();
+const MAX_CACHED_INSTANTS = 4096;
+
+const cachedInstant = (text: string, field: string): string => {
+  let instant = instantsByText.get(text);
+  if (instant === undefined) {
+    instant = toInstant(text, field);
+    if (instantsByText.size >= MAX_CACHED_INSTANTS) instantsByText.clear();
+    instantsByText.set(text, instant);
+  }
+  return instant;
+};
+
 /** UTC ISO-8601 instant with milliseconds. */
-export const optionalInstant = (value: unknown, field: string): string | undefined =>
-  isBlank(value) ? undefined : toInstant(value, field);
+export const optionalInstant = (value: unknown, field: string): string | undefined => {
+  if (isBlank(value)) return undefined;
+  return typeof value === 'string' ? cachedInstant(value, field) : toInstant(value, field);
+};
 
 export const requiredInstant = (value: unknown, field: string): string =>
   optionalInstant(value, field) ?? fail('missing-field', field, 'required');

@@ -8,12 +8,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoLedger } from '../../../lambda/adapters/dynamo-ledger';
-import { ledgerLayout } from '../../../lambda/adapters/table-layout';
-import { parseCharge } from '../../../lambda/core/cost-processor';
 import { PermanentError } from '../../../lambda/core/errors';
 import { refKey, type ChargeCommit } from '../../../lambda/core/ports';
-import { costEvent, type CostEventInput } from '../../support/cost-events';
-import { sqsRecord } from '../../support/sqs-events';
+import { newChargeCommit } from '../../support/charge-commits';
 
 const STREAM = 'cost-events';
 const NOW_MS = Date.parse('2026-11-30T12:00:00Z');
@@ -36,19 +33,6 @@ const ledger = () =>
     now: () => NOW_MS,
   });
 
-/** A commit of a new charge, as the processor builds it. */
-const newCharge = (input: CostEventInput): ChargeCommit => {
-  const charge = parseCharge(ledgerLayout(STREAM), sqsRecord(costEvent(input)));
-  return {
-    claimKey: charge.claimKey,
-    ref: charge.ref,
-    event: charge.event,
-    contentHash: charge.contentHash,
-    identity: charge.identity,
-    totals: [{ currency: charge.event.currency, delta: charge.event.amount, charges: 1 }],
-  };
-};
-
 const sentItems = (call = 0): TransactWriteItem[] =>
   dynamo.commandCalls(TransactWriteItemsCommand)[call].args[0].input.TransactItems ?? [];
 
@@ -64,7 +48,7 @@ beforeEach(() => dynamo.reset());
 describe('DynamoLedger.commit builds one transaction: claim, charge, totals', () => {
   it('claims with a TTL, writes a new charge only if absent and adds the exact amount to the total', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
-    const commit = newCharge({ amount: '12.3456789012', eventId: 'evt-1' });
+    const commit = newChargeCommit({ amount: '12.3456789012', eventId: 'evt-1' });
 
     expect(await ledger().commit(commit)).toBe('committed');
 
@@ -110,7 +94,7 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
   it('a restatement replaces the charge only if it still holds the version and content it was decided on', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
     const commit: ChargeCommit = {
-      ...newCharge({ amount: '7', lineItemId: 'li-1', version: 2 }),
+      ...newChargeCommit({ amount: '7', lineItemId: 'li-1', version: 2 }),
       totals: [{ currency: 'USD', delta: '-3', charges: 0 }],
       previous: { version: 1, contentHash: 'previous-hash', amount: '10', currency: 'USD' },
     };
@@ -132,7 +116,7 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
   it('a currency change moves the charge between the two totals of its partition', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
     const commit: ChargeCommit = {
-      ...newCharge({ amount: '9', currency: 'EUR', lineItemId: 'li-2', version: 2 }),
+      ...newChargeCommit({ amount: '9', currency: 'EUR', lineItemId: 'li-2', version: 2 }),
       totals: [
         { currency: 'USD', delta: '-10', charges: -1 },
         { currency: 'EUR', delta: '9', charges: 1 },
@@ -159,34 +143,34 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
 describe('DynamoLedger.commit reads the cancellation reasons', () => {
   it('only a transaction conflict (no condition failed): contended, the same commit can be retried', async () => {
     dynamo.on(TransactWriteItemsCommand).rejects(cancelled('None', 'None', 'TransactionConflict'));
-    expect(await ledger().commit(newCharge({ amount: '1' }))).toBe('contended');
+    expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('contended');
   });
 
   it('the charge condition failed: lost race, decide again on a fresh read', async () => {
     dynamo
       .on(TransactWriteItemsCommand)
       .rejects(cancelled('None', 'ConditionalCheckFailed', 'None'));
-    expect(await ledger().commit(newCharge({ amount: '1' }))).toBe('lost-race');
+    expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('lost-race');
   });
 
   it('a claim held with no charge behind it: claim-without-charge, retrying cannot help', async () => {
     dynamo
       .on(TransactWriteItemsCommand)
       .rejects(cancelled('ConditionalCheckFailed', 'None', 'None'));
-    expect(await ledger().commit(newCharge({ amount: '1' }))).toBe('claim-without-charge');
+    expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('claim-without-charge');
   });
 
   it('claim and charge both taken: a lost race (another writer applied the same charge)', async () => {
     dynamo
       .on(TransactWriteItemsCommand)
       .rejects(cancelled('ConditionalCheckFailed', 'ConditionalCheckFailed', 'None'));
-    expect(await ledger().commit(newCharge({ amount: '1' }))).toBe('lost-race');
+    expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('lost-race');
   });
 
   it('a cancellation for any other reason (throttling) is a transient error for the caller', async () => {
     const throttled = cancelled('None', 'ThrottlingError', 'None');
     dynamo.on(TransactWriteItemsCommand).rejects(throttled);
-    await expect(ledger().commit(newCharge({ amount: '1' }))).rejects.toBe(throttled);
+    await expect(ledger().commit(newChargeCommit({ amount: '1' }))).rejects.toBe(throttled);
   });
 
   it('a ValidationException (DynamoDB Local refusing an invalid item) is a PermanentError with its reason', async () => {
@@ -200,7 +184,7 @@ describe('DynamoLedger.commit reads the cancellation reasons', () => {
         },
       ),
     );
-    const refused = ledger().commit(newCharge({ amount: '1' }));
+    const refused = ledger().commit(newChargeCommit({ amount: '1' }));
     await expect(refused).rejects.toBeInstanceOf(PermanentError);
     await expect(refused).rejects.toMatchObject({
       code: 'invalid-field',
@@ -222,7 +206,7 @@ describe('DynamoLedger.commit reads the cancellation reasons', () => {
         ],
       }),
     );
-    const refused = ledger().commitGroup([newCharge({ amount: '1' })]);
+    const refused = ledger().commitGroup([newChargeCommit({ amount: '1' })]);
     await expect(refused).rejects.toBeInstanceOf(PermanentError);
     await expect(refused).rejects.toMatchObject({
       reason:
@@ -235,15 +219,15 @@ describe('DynamoLedger.commit reads the cancellation reasons', () => {
       name: 'ProvisionedThroughputExceededException',
     });
     dynamo.on(TransactWriteItemsCommand).rejects(error);
-    await expect(ledger().commit(newCharge({ amount: '1' }))).rejects.toBe(error);
+    await expect(ledger().commit(newChargeCommit({ amount: '1' }))).rejects.toBe(error);
   });
 });
 
 describe('DynamoLedger.commitGroup', () => {
   const group = () => [
-    newCharge({ amount: '0.1', skuId: 'a' }),
-    newCharge({ amount: '0.2', skuId: 'b' }),
-    newCharge({ amount: '5', skuId: 'c', currency: 'EUR' }),
+    newChargeCommit({ amount: '0.1', skuId: 'a' }),
+    newChargeCommit({ amount: '0.2', skuId: 'b' }),
+    newChargeCommit({ amount: '5', skuId: 'c', currency: 'EUR' }),
   ];
 
   it('claims and charges every commit and sums the totals per partition and currency, exactly', async () => {
@@ -280,8 +264,8 @@ describe('DynamoLedger.commitGroup', () => {
   it('keeps the totals of two partitions apart', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
     const commits = [
-      newCharge({ amount: '1', accountId: '111111111111' }),
-      newCharge({ amount: '2', accountId: '222222222222' }),
+      newChargeCommit({ amount: '1', accountId: '111111111111' }),
+      newChargeCommit({ amount: '2', accountId: '222222222222' }),
     ];
 
     await ledger().commitGroup(commits);
@@ -345,9 +329,9 @@ describe('DynamoLedger reads', () => {
 
   it('readCharges: found, absent (null) and unprocessed (left out, to be read again) keys', async () => {
     const [found, absent, unprocessed] = [
-      newCharge({ amount: '1', skuId: 'found' }),
-      newCharge({ amount: '1', skuId: 'absent' }),
-      newCharge({ amount: '1', skuId: 'unprocessed' }),
+      newChargeCommit({ amount: '1', skuId: 'found' }),
+      newChargeCommit({ amount: '1', skuId: 'absent' }),
+      newChargeCommit({ amount: '1', skuId: 'unprocessed' }),
     ];
     dynamo.on(BatchGetItemCommand).resolves({
       Responses: { ledger: [stored(found, '0.10000000000000000001')] },
@@ -389,7 +373,7 @@ describe('DynamoLedger reads', () => {
   });
 
   it('readCharge: one consistent GetItem; null when the charge is not there', async () => {
-    const commit = newCharge({ amount: '1' });
+    const commit = newChargeCommit({ amount: '1' });
     dynamo
       .on(GetItemCommand)
       .resolvesOnce({ Item: stored(commit, '42.5') })

@@ -1,7 +1,18 @@
 import {
+  CURRENT_SK,
   DYNAMO_LIMITS,
+  chunkPartSortKey,
+  chunkSortKey,
+  chunkSortKeyPrefix,
+  cursorSortKey,
   deadLetterMarkerKey,
+  diffSortKey,
+  executionSortKey,
+  exportPartitionKey,
+  ledgerKey,
+  ledgerKeyOf,
   ledgerLayout,
+  snapshotSortKey,
 } from '../../../lambda/adapters/table-layout';
 import { ValidationError } from '../../../lambda/core/errors';
 import { decodeRecord } from '../../../lambda/core/envelope';
@@ -59,5 +70,26 @@ describe('ledger layout', () => {
     expect(marker).toBe(`cost-events#dead-letter#${claim.slice('cost-events#'.length)}`);
     expect(marker).not.toBe(claim);
     expect(claim).toMatch(/^cost-events#[0-9a-f]{64}$/);
+  });
+
+  it('keeps the documented keys of export items (existing executions must stay reachable)', () => {
+    expect(exportPartitionKey('acme', 'aws-cur', '2026-11')).toBe('EXPORT#acme#aws-cur#2026-11');
+    expect(CURRENT_SK).toBe('CURRENT');
+    expect(executionSortKey('x1')).toBe('EXEC#x1');
+    expect(chunkSortKeyPrefix('x1')).toBe('EXEC#x1#CHUNK#');
+    expect(chunkSortKey('x1', '3.2')).toBe('EXEC#x1#CHUNK#3.2');
+    expect(chunkPartSortKey('EXEC#x1#CHUNK#3.2', 1)).toBe('EXEC#x1#CHUNK#3.2#PART#01');
+    expect(cursorSortKey('x1', 7)).toBe('CURSOR#x1#00007');
+    expect(diffSortKey('2026-12-01T00:00:00.000Z', 'x1')).toBe('DIFF#2026-12-01T00:00:00.000Z#x1');
+    expect(snapshotSortKey('aws-cur', 'x1')).toBe('SNAPSHOT#aws-cur#x1');
+  });
+
+  it('builds and reads ledger keys under the attribute names of the contract', () => {
+    expect(ledgerKey('p', 's')).toEqual({ pk: { S: 'p' }, sk: { S: 's' } });
+    expect(ledgerKeyOf({ pk: { S: 'p' }, sk: { S: 's' }, amount: { N: '1' } })).toEqual({
+      pk: 'p',
+      sk: 's',
+    });
+    expect(ledgerKeyOf({})).toEqual({ pk: '', sk: '' });
   });
 });

@@ -11,6 +11,11 @@ import {
   ledgerTableName,
   notificationsTopicArn,
 } from '../../../lambda/adapters/settings';
+import {
+  chunkWorkerSettings,
+  exportSettings,
+  plannerSettings,
+} from '../../../lambda/adapters/export-settings';
 import { DEFAULTS } from '../../../lib/config';
 
 const everySetting: Required<ConsumerEnvironment> = {
@@ -26,6 +31,12 @@ const everySetting: Required<ConsumerEnvironment> = {
   serviceName: 'billing-dedup-dev-cost-ledger',
   metricsNamespace: 'BillingDedup',
   logLevel: 'DEBUG',
+  exportBucketName: 'billing-exports',
+  exportSources: JSON.stringify([{ tenant: 'acme', prefix: 'acme/focus/', source: 'aws' }]),
+  chunkQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/export-chunks',
+  exportDiffThreshold: '0.50',
+  exportCsvSubchunkRows: 1000,
+  exportParquetRowsPerTask: 5000,
 };
 
 describe('consumer environment contract', () => {
@@ -42,6 +53,26 @@ describe('consumer environment contract', () => {
     });
     expect(ledgerTableName(env)).toBe('ledger');
     expect(notificationsTopicArn(env)).toBe(everySetting.notificationsTopicArn);
+    expect(exportSettings(env)).toEqual({
+      bucket: 'billing-exports',
+      sources: [{ tenant: 'acme', bucket: 'billing-exports', prefix: 'acme/focus', source: 'aws' }],
+      ledgerTable: 'ledger',
+      defaultProvider: 'aws',
+    });
+    expect(plannerSettings(env)).toEqual({
+      chunkQueueUrl: everySetting.chunkQueueUrl,
+      parquetRowsPerTask: 5000,
+    });
+    expect(chunkWorkerSettings(env)).toEqual({
+      threshold: '0.50',
+      subChunkRows: 1000,
+      notificationsTopicArn: everySetting.notificationsTopicArn,
+    });
+  });
+
+  it('refuses an export diff threshold that is not an exact decimal ≥ 0, naming the variable', () => {
+    const env = consumerEnvironment({ ...everySetting, exportDiffThreshold: '-1' });
+    expect(() => chunkWorkerSettings(env)).toThrow(/EXPORT_DIFF_THRESHOLD/);
   });
 
   it('writes one variable per given setting, under its contract name, as a string', () => {

@@ -3,6 +3,7 @@ import { ALL_SERVICE_PUBLISHERS, SERVICE_PUBLISHERS } from '../../../contract/pu
 import {
   ALERT_STREAM,
   COST_STREAM,
+  EXPORT_STREAM_DEFINITIONS,
   STREAM_DEFINITIONS,
   STREAM_NAMES,
   isStreamName,
@@ -23,7 +24,9 @@ describe('stream contract', () => {
 
   it('is the one list the CLI and the local runtime accept', () => {
     expect(CLI_STREAMS).toEqual(STREAM_NAMES);
-    expect(Object.keys(HANDLER_FACTORIES).sort()).toEqual([...STREAM_NAMES].sort());
+    expect(Object.keys(HANDLER_FACTORIES).sort()).toEqual(
+      [...STREAM_NAMES, ...EXPORT_STREAM_DEFINITIONS.map((stream) => stream.name)].sort(),
+    );
   });
 
   it('derives every output id of a stream from its prefix, all distinct from the stack-wide ids', () => {

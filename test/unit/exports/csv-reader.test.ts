@@ -41,6 +41,14 @@ describe('readCsvRows', () => {
     ]);
   });
 
+  it('keeps a column named __proto__ as a cell, never as the prototype', async () => {
+    const bytes = Buffer.from(`${header},__proto__\n${line('1')},{}\n`);
+    const [row] = await collect(readCsvRows(chunked(bytes), { gzip: false }));
+    expect(Object.getPrototypeOf(row.cells)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(row.cells, '__proto__')?.value).toBe('{}');
+    expect(row.cells.BilledCost).toBe('1');
+  });
+
   it('strips a byte-order mark from the header', async () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), csv(line('1'))]);
     const [row] = await collect(readCsvRows(chunked(bytes), { gzip: false }));
@@ -72,6 +80,30 @@ describe('readCsvRows', () => {
       await validationErrorOf(() => collect(readCsvRows(chunked(bytes), { gzip: false }))),
     ).toMatchObject({ code: 'invalid-field', field: 'BilledCost' });
   });
+
+  it('names the data row of broken quoting, after yielding the rows before it', async () => {
+    const rows: unknown[] = [];
+    const error = await validationErrorOf(async () => {
+      for await (const row of readCsvRows(chunked(csv(line('1'), line('2'), '3,x"y')), {
+        gzip: false,
+      }))
+        rows.push(row);
+    });
+    expect(rows).toHaveLength(2);
+    expect(error).toMatchObject({ code: 'malformed-body', field: 'row 3' });
+  });
+
+  it.each([true, false])(
+    'ends with the source error when the bytes stop coming (gzip: %s)',
+    async (gzip) => {
+      const bytes = gzip ? gzipSync(csv(line('1'), line('2'))) : csv(line('1'), line('2'));
+      async function* cutOff(): AsyncGenerator<Uint8Array> {
+        yield bytes.subarray(0, 40);
+        throw new Error('connection reset');
+      }
+      await expect(collect(readCsvRows(cutOff(), { gzip }))).rejects.toThrow('connection reset');
+    },
+  );
 
   it('rejects broken quoting, an empty file and bytes that are not gzip', async () => {
     const broken = csv(line('1'), '"2,100000000001');

@@ -38,6 +38,7 @@ const focusParquet = (
   rows: number,
   rowGroupSize: number,
   cost: (index: number) => bigint | null,
+  pageSize?: number,
 ) => {
   const strings = REQUIRED_FOCUS_COLUMNS.filter(
     (name) => name !== 'BilledCost' && name !== 'ChargePeriodStart',
@@ -68,6 +69,7 @@ const focusParquet = (
   const buffer = parquetWriteBuffer({
     schema: schema as never,
     rowGroupSize,
+    pageSize,
     columnData: [
       { name: 'BilledCost', data: indexes.map(cost) },
       {
@@ -205,6 +207,59 @@ describe('readParquetRows', () => {
       x_RowNumber: '2',
       BillingCurrency: 'USD',
     });
+  });
+
+  it('reads columns split over many pages, from a cursor in the middle of one', async () => {
+    const file = rangedBuffer(focusParquet(400, 200, (index) => BigInt(index), 256));
+    const parquet = await readParquetFile(file);
+    const rows = await collect(
+      readParquetRows(file, parquet, { fromGroup: 0, toGroup: 2, fromRow: 123 }),
+    );
+    expect(rows.map((row) => [row.rowIndex, row.cells.x_RowNumber, row.cells.BilledCost])).toEqual(
+      Array.from({ length: 277 }, (_, offset) => {
+        const index = 123 + offset;
+        return [index, String(index), decimalText(BigInt(index), 18)];
+      }),
+    );
+  });
+
+  it('reads every magnitude of a 16-byte DECIMAL exactly, negative ones too', async () => {
+    const magnitudes = Array.from({ length: 126 }, (_, bits) => 1n << BigInt(bits));
+    const values = magnitudes.flatMap((power) => [power, power - 1n, -power, 1n - power]);
+    const file = rangedBuffer(focusParquet(values.length, values.length, (index) => values[index]));
+    const rows = await collect(
+      readParquetRows(file, await readParquetFile(file), { fromGroup: 0, toGroup: 1 }),
+    );
+    const text = (value: bigint) => {
+      const digits = (value < 0n ? -value : value).toString().padStart(19, '0');
+      return `${value < 0n ? '-' : ''}${digits.slice(0, -18)}.${digits.slice(-18)}`;
+    };
+    expect(rows.map((row) => row.cells.BilledCost)).toEqual(values.map(text));
+  });
+
+  it('holds one row group at a time: the next one is read once the rows before it are taken', async () => {
+    const file = rangedBuffer(focusParquet(6, 3, (index) => BigInt(index)));
+    const parquet = await readParquetFile(file);
+    file.reads.length = 0;
+    const rows = readParquetRows(file, parquet, { fromGroup: 0, toGroup: 2 });
+    for (let taken = 0; taken < 3; taken += 1) await rows.next();
+    const first = parquet.rowGroups[0];
+    expect(file.reads.every(([, end]) => end <= first.byteEnd)).toBe(true);
+    expect((await rows.next()).value).toMatchObject({ rowIndex: 3 });
+    expect(file.reads.some(([start]) => start >= parquet.rowGroups[1].byteStart)).toBe(true);
+  });
+
+  it('keeps a column named __proto__ as a cell, never as the prototype', async () => {
+    const names = [...REQUIRED_FOCUS_COLUMNS, '__proto__'];
+    const bytes = parquetWriteBuffer({
+      columnData: names.map((name) => ({ name, data: ['1'], type: 'STRING' as const })),
+    });
+    const file = rangedBuffer(new Uint8Array(bytes));
+    const [row] = await collect(
+      readParquetRows(file, await readParquetFile(file), { fromGroup: 0, toGroup: 1 }),
+    );
+    expect(Object.getPrototypeOf(row.cells)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(row.cells, '__proto__')?.value).toBe('1');
   });
 
   it('refuses a row-group range outside the file', async () => {

@@ -103,9 +103,12 @@ describe('wiring phase: resolveRoute', () => {
     expect(() => resolveRoute({ ...plan, functions: [] }, mapping)).toThrow(
       'event source mapping Mapping: function or queue not in the templates',
     );
-    expect(() => resolveRoute({ ...plan, subscriptions: [] }, mapping)).toThrow(
-      'queue source has no SNS subscription in the templates',
-    );
+  });
+
+  it('routes a queue no topic feeds (the export chunk queue: only a function sends to it)', () => {
+    const route = resolveRoute({ ...plan, subscriptions: [] }, mapping);
+    expect(route.queue.queueName).toBe('source');
+    expect(route.topicArn).toBeUndefined();
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Rows of a Parquet export file, read with ranged reads: the footer first (`readParquetFile`), then only
- * the bytes of the row groups a chunk asks for (`readParquetRows`), one row group in memory at a time.
+ * the bytes of the row groups a chunk asks for (`readParquetRows`), one row group's columns in memory at a
+ * time.
  * The file is an `AsyncBuffer` (`{byteLength, slice(start, end)}`), which an S3 adapter implements with
  * ranged GETs. rowIndex is the row's position in the file (0-based), stable across reads.
  *
@@ -16,8 +17,9 @@
 import * as zlib from 'node:zlib';
 import {
   parquetMetadataAsync,
-  parquetReadObjects,
+  parquetRead,
   type AsyncBuffer,
+  type ColumnData,
   type ColumnMetaData,
   type Compressors,
   type FileMetaData,
@@ -185,34 +187,50 @@ export const planParquetChunks = (file: ParquetFile, targetRows: number): Parque
   return chunks;
 };
 
-const unscaledOf = (value: unknown): bigint | undefined => {
-  if (typeof value === 'bigint') return value;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
-  if (value instanceof Uint8Array) {
-    let unscaled = 0n;
-    for (const byte of value) unscaled = (unscaled << 8n) | BigInt(byte);
-    const negative = value.length > 0 && (value[0] & 0x80) !== 0;
-    return negative ? unscaled - (1n << BigInt(value.length * 8)) : unscaled;
+/** Two's complement big-endian bytes (DECIMAL as FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY) → integer. */
+const bytesInteger = (bytes: Uint8Array): number | bigint => {
+  const negative = bytes.length > 0 && (bytes[0] & 0x80) !== 0;
+  const fill = negative ? 0xff : 0;
+  let first = 0;
+  while (
+    first < bytes.length - 1 &&
+    bytes[first] === fill &&
+    (bytes[first + 1] & 0x80) === (fill & 0x80)
+  ) {
+    first += 1;
   }
+  if (bytes.length - first <= 6) {
+    let value = 0;
+    for (let index = first; index < bytes.length; index += 1) value = value * 256 + bytes[index];
+    return negative ? value - 2 ** (8 * (bytes.length - first)) : value;
+  }
+  let unscaled = 0n;
+  for (let index = first; index < bytes.length; index += 1) {
+    unscaled = (unscaled << 8n) | BigInt(bytes[index]);
+  }
+  return negative ? unscaled - (1n << BigInt((bytes.length - first) * 8)) : unscaled;
+};
+
+const unscaledOf = (value: unknown): number | bigint | undefined => {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (value instanceof Uint8Array) return bytesInteger(value);
   return undefined;
 };
 
 /** Exact decimal text of unscaled × 10^-scale. */
-export const decimalText = (unscaled: bigint, scale: number): string => {
-  const sign = unscaled < 0n ? '-' : '';
-  const digits = (unscaled < 0n ? -unscaled : unscaled).toString();
+export const decimalText = (unscaled: number | bigint, scale: number): string => {
+  const negative = unscaled < 0;
+  const sign = negative ? '-' : '';
+  const digits = (negative ? -unscaled : unscaled).toString();
   if (scale <= 0) return `${sign}${digits}${'0'.repeat(-scale)}`;
   const padded = digits.padStart(scale + 1, '0');
   return `${sign}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
 };
 
-const cellText = (value: unknown, decimalScale: number | undefined): unknown => {
-  if (value === null || value === undefined) return undefined;
-  if (decimalScale !== undefined) {
-    const unscaled = unscaledOf(value);
-    return unscaled === undefined ? value : decimalText(unscaled, decimalScale);
-  }
+const cellText = (value: unknown): unknown => {
   if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return undefined;
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') {
     return String(value);
   }
@@ -222,17 +240,96 @@ const cellText = (value: unknown, decimalScale: number | undefined): unknown => 
   return value;
 };
 
-const rowCells = (
-  row: Record<string, unknown>,
+const decimalCellText =
+  (scale: number) =>
+  (value: unknown): unknown => {
+    if (value === null || value === undefined) return undefined;
+    const unscaled = unscaledOf(value);
+    return unscaled === undefined ? value : decimalText(unscaled, scale);
+  };
+
+/**
+ * One top-level column of a row group as hyparquet decoded it (one or more pieces, in row order), read
+ * row by row in increasing order and turned into cell text on the way.
+ */
+class ColumnCells {
+  private piece = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly pieces: ColumnData[],
+    private readonly text: (value: unknown) => unknown,
+  ) {}
+
+  covers(rowStart: number, rowEnd: number): boolean {
+    let next = rowStart;
+    for (const piece of this.pieces) {
+      if (piece.rowStart > next) return false;
+      next = Math.max(next, piece.rowEnd);
+    }
+    return next >= rowEnd;
+  }
+
+  at(row: number): unknown {
+    let piece = this.pieces[this.piece];
+    while (row >= piece.rowEnd) piece = this.pieces[++this.piece];
+    const value: unknown = piece.columnData[row - piece.rowStart];
+    return typeof value === 'string' ? value : this.text(value);
+  }
+}
+
+/** Rows [rowStart, rowEnd) of one row group, column by column: hyparquet's decoded columns, no row objects. */
+const readGroupColumns = async (
+  file: AsyncBuffer,
+  parquet: ParquetFile,
+  metadata: FileMetaData,
   scales: Map<string, number>,
-): Record<string, unknown> =>
-  Object.fromEntries(
-    Object.entries(row).map(([name, value]) => [name, cellText(value, scales.get(name))]),
-  );
+  rows: { rowStart: number; rowEnd: number },
+): Promise<ColumnCells[]> => {
+  const pieces = new Map<string, ColumnData[]>(parquet.columns.map((name) => [name, []]));
+  await parquetRead({
+    file,
+    metadata,
+    rowStart: rows.rowStart,
+    rowEnd: rows.rowEnd,
+    utf8: false,
+    compressors: COMPRESSORS,
+    onChunk: (chunk) => pieces.get(chunk.columnName)?.push(chunk),
+  });
+  return parquet.columns.map((name) => {
+    const scale = scales.get(name);
+    const column = new ColumnCells(
+      name,
+      pieces.get(name) ?? [],
+      scale === undefined ? cellText : decimalCellText(scale),
+    );
+    if (!column.covers(rows.rowStart, rows.rowEnd)) {
+      fail(
+        'malformed-body',
+        name,
+        `the column has fewer values than rows ${rows.rowStart}-${rows.rowEnd - 1}`,
+      );
+    }
+    return column;
+  });
+};
+
+type RowCells = (columns: ColumnCells[], row: number) => Record<string, unknown>;
+
+const assignedCells: RowCells = (columns, row) => {
+  const cells: Record<string, unknown> = {};
+  for (const column of columns) cells[column.name] = column.at(row);
+  return cells;
+};
+
+/** Slower, for a file with a `__proto__` column, which an assignment would take for the prototype. */
+const definedCells: RowCells = (columns, row) =>
+  Object.fromEntries(columns.map((column) => [column.name, column.at(row)]));
 
 /**
  * Rows of row groups [fromGroup, toGroup), starting at row `fromRow` of the file when given (a cursor
- * inside the range), one row group in memory at a time.
+ * inside the range). Memory holds one row group's decoded columns: each row's cells are made from them
+ * when it is yielded, and the group is let go before the next one is read.
  */
 export async function* readParquetRows(
   file: AsyncBuffer,
@@ -252,20 +349,16 @@ export async function* readParquetRows(
   }
   const metadata = withRawDecimals(parquet.metadata);
   const scales = decimalScales(parquet.metadata);
+  const rowCells = parquet.columns.includes('__proto__') ? definedCells : assignedCells;
+  let columns: ColumnCells[] = [];
   for (const group of parquet.rowGroups.slice(range.fromGroup, range.toGroup)) {
-    const groupEnd = group.rowStart + group.rowCount;
+    const rowEnd = group.rowStart + group.rowCount;
     const rowStart = Math.max(group.rowStart, range.fromRow ?? 0);
-    if (rowStart >= groupEnd) continue;
-    const rows = (await parquetReadObjects({
-      file,
-      metadata,
-      rowStart,
-      rowEnd: groupEnd,
-      utf8: false,
-      compressors: COMPRESSORS,
-    })) as Record<string, unknown>[];
-    for (let offset = 0; offset < rows.length; offset += 1) {
-      yield { rowIndex: rowStart + offset, cells: rowCells(rows[offset], scales) };
+    if (rowStart >= rowEnd) continue;
+    columns = []; // the previous group is let go before the next one is read
+    columns = await readGroupColumns(file, parquet, metadata, scales, { rowStart, rowEnd });
+    for (let row = rowStart; row < rowEnd; row += 1) {
+      yield { rowIndex: row, cells: rowCells(columns, row) };
     }
   }
 }

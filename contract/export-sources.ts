@@ -1,0 +1,87 @@
+/**
+ * The `exportSources` configuration: which tenant owns which key prefix of the export bucket. The CDK
+ * app validates it at synth and hands it to the export functions as JSON (EXPORT_SOURCES); the
+ * functions parse it back with the same rules.
+ */
+
+export interface ExportSourceConfig {
+  /** Tenant slug every row under the prefix is booked to. */
+  readonly tenant: string;
+  /** Key prefix inside the export bucket, ending in `/` (the S3 path prefix of the Data Export). */
+  readonly prefix: string;
+  /** Provider slug for rows without ProviderName (default `aws`). */
+  readonly source?: string;
+}
+
+export const EXPORT_SOURCES_KEY = 'exportSources';
+export const DEFAULT_EXPORT_PROVIDER = 'aws';
+
+const SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const PREFIX = /^[^/](?:[^/]|\/(?!\/))*\/$/;
+
+const problem = (index: number, field: string, reason: string): Error =>
+  new Error(`${EXPORT_SOURCES_KEY}[${index}].${field} ${reason}`);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The prefix's path segments cannot be `.` or `..` (S3 keys could, our manifests may not). */
+const hasDotSegment = (prefix: string): boolean =>
+  prefix.split('/').some((segment) => segment === '.' || segment === '..');
+
+const sourceAt = (value: unknown, index: number): ExportSourceConfig => {
+  if (!isRecord(value)) throw problem(index, '', 'must be an object { tenant, prefix, source? }');
+  const unknown = Object.keys(value).filter((key) => !['tenant', 'prefix', 'source'].includes(key));
+  if (unknown.length > 0) throw problem(index, unknown[0], 'is not a known field');
+  const { tenant, prefix, source } = value;
+  if (typeof tenant !== 'string' || !SLUG.test(tenant)) {
+    throw problem(index, 'tenant', 'must be a lowercase slug (a-z, 0-9, ".", "_", "-"; 1-64)');
+  }
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix) || hasDotSegment(prefix)) {
+    throw problem(
+      index,
+      'prefix',
+      'must be a key prefix ending in "/", without a leading "/", "//" or "."/".." segments (e.g. "acme/")',
+    );
+  }
+  if (source !== undefined && (typeof source !== 'string' || !SLUG.test(source))) {
+    throw problem(index, 'source', 'must be a lowercase provider slug such as "aws"');
+  }
+  return { tenant, prefix, ...(source === undefined ? {} : { source }) };
+};
+
+/**
+ * Validates the list: every entry well-formed, no prefix inside another one (a key would belong to
+ * two tenants and the longest-prefix rule would silently take it from the shorter one).
+ */
+export const parseExportSources = (value: unknown): ExportSourceConfig[] => {
+  if (!Array.isArray(value)) {
+    throw new Error(`${EXPORT_SOURCES_KEY} must be a list of { tenant, prefix, source? }`);
+  }
+  const sources = value.map(sourceAt);
+  sources.forEach((source, index) => {
+    const other = sources.findIndex(
+      (candidate, at) => at !== index && source.prefix.startsWith(candidate.prefix),
+    );
+    if (other !== -1) {
+      throw problem(
+        index,
+        'prefix',
+        `"${source.prefix}" overlaps ${EXPORT_SOURCES_KEY}[${other}].prefix "${sources[other].prefix}": prefixes must not contain one another`,
+      );
+    }
+  });
+  return sources;
+};
+
+/** EXPORT_SOURCES text → the validated list (an unset variable is an empty list). */
+export const parseExportSourcesJson = (text: string | undefined): ExportSourceConfig[] => {
+  if (text === undefined || text.trim() === '') return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`${EXPORT_SOURCES_KEY} is not JSON`);
+  }
+  return parseExportSources(value);
+};

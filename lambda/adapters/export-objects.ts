@@ -1,0 +1,88 @@
+/**
+ * The export bucket as the planner and the chunk worker read it: manifests as text, data files' sizes
+ * and Parquet row groups, and a task's rows (CSV streamed from the cursor, Parquet by ranged reads).
+ */
+import type { Readable } from 'node:stream';
+import { fail } from '../core/errors';
+import type { DataFile } from '../core/exports/manifest';
+import type { ManifestObjectsPort } from '../core/exports/plan-delivery';
+import type { ExportTask, FileFacts } from '../core/exports/plan';
+import { readCsvRows } from '../core/exports/readers/csv';
+import { readParquetFile, readParquetRows } from '../core/exports/readers/parquet';
+import type { ExportRow } from '../core/exports/rows';
+import { s3AsyncBuffer, type S3Objects } from './s3-objects';
+
+/** A manifest is a small JSON document; anything bigger is not one. */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+const isMissing = (error: unknown): boolean => {
+  const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return name === 'NotFound' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404;
+};
+
+export class ExportObjects implements ManifestObjectsPort {
+  constructor(private readonly objects: S3Objects) {}
+
+  async readText(bucket: string, key: string): Promise<string> {
+    let stream: Readable;
+    try {
+      const { size } = await this.objects.head(bucket, key);
+      if (size > MAX_MANIFEST_BYTES) {
+        return fail(
+          'too-large',
+          'manifestKey',
+          `${size} bytes: a manifest is at most ${MAX_MANIFEST_BYTES}`,
+        );
+      }
+      stream = await this.objects.openStream(bucket, key);
+    } catch (error) {
+      if (isMissing(error))
+        return fail(
+          'invalid-field',
+          'manifestKey',
+          `s3://${bucket}/${key} does not exist (deleted since it was delivered)`,
+        );
+      throw error;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async factsOf(file: DataFile): Promise<FileFacts | undefined> {
+    try {
+      if (file.format !== 'parquet') {
+        return { key: file.key, size: await this.objects.objectSize(file.bucket, file.key) };
+      }
+      const buffer = await s3AsyncBuffer(this.objects, file.bucket, file.key);
+      const parquet = await readParquetFile(buffer);
+      return {
+        key: file.key,
+        size: buffer.byteLength,
+        rowGroups: parquet.rowGroups.map((group) => group.rowCount),
+      };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** A task's rows from `fromRow` on. The S3 stream is closed when the caller stops early. */
+  async *rowsOf(bucket: string, task: ExportTask, fromRow: number): AsyncGenerator<ExportRow> {
+    if (task.kind === 'csv-file') {
+      const stream = await this.objects.openStream(bucket, task.objectKey);
+      try {
+        yield* readCsvRows(stream, { gzip: task.format === 'csv.gz', fromRow });
+      } finally {
+        stream.destroy();
+      }
+      return;
+    }
+    const buffer = await s3AsyncBuffer(this.objects, bucket, task.objectKey);
+    const parquet = await readParquetFile(buffer);
+    yield* readParquetRows(buffer, parquet, {
+      fromGroup: task.firstRowGroup,
+      toGroup: task.endRowGroup,
+    });
+  }
+}

@@ -1,0 +1,74 @@
+/** The export functions' settings from their environment, read once per container. */
+import {
+  DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS,
+  DEFAULT_EXPORT_DIFF_THRESHOLD,
+  DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK,
+  ENV,
+  readOptional,
+  readPositiveInteger,
+  readRequired,
+  type EnvironmentSource,
+} from '../../contract/environment';
+import { DEFAULT_EXPORT_PROVIDER, parseExportSourcesJson } from '../../contract/export-sources';
+import { exportSource, type ExportSource } from '../core/exports/source';
+import { parseThreshold } from '../core/exports/snapshot';
+
+export interface ExportSettings {
+  bucket: string;
+  /** The configured sources in the bucket (prefixes without their trailing `/`). */
+  sources: ExportSource[];
+  ledgerTable: string;
+  defaultProvider: string;
+}
+
+export const exportSettings = (env: EnvironmentSource): ExportSettings => {
+  const bucket = readRequired(env, ENV.exportBucketName);
+  let configured;
+  try {
+    configured = parseExportSourcesJson(readOptional(env, ENV.exportSources));
+  } catch (error) {
+    throw new Error(`Environment variable ${ENV.exportSources}: ${(error as Error).message}`);
+  }
+  return {
+    bucket,
+    sources: configured.map((source) =>
+      exportSource({
+        tenant: source.tenant,
+        bucket,
+        prefix: source.prefix.replace(/\/$/, ''),
+        ...(source.source ? { source: source.source } : {}),
+      }),
+    ),
+    ledgerTable: readRequired(env, ENV.ledgerTableName),
+    defaultProvider: DEFAULT_EXPORT_PROVIDER,
+  };
+};
+
+export const plannerSettings = (env: EnvironmentSource) => ({
+  chunkQueueUrl: readRequired(env, ENV.chunkQueueUrl),
+  parquetRowsPerTask: readPositiveInteger(
+    env,
+    ENV.exportParquetRowsPerTask,
+    DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK,
+  ),
+});
+
+export const chunkWorkerSettings = (env: EnvironmentSource) => {
+  const threshold = readOptional(env, ENV.exportDiffThreshold) ?? DEFAULT_EXPORT_DIFF_THRESHOLD;
+  try {
+    parseThreshold(threshold);
+  } catch {
+    throw new Error(
+      `Environment variable ${ENV.exportDiffThreshold} must be an exact decimal ≥ 0, got ${JSON.stringify(threshold)}`,
+    );
+  }
+  return {
+    threshold,
+    subChunkRows: readPositiveInteger(
+      env,
+      ENV.exportCsvSubchunkRows,
+      DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS,
+    ),
+    notificationsTopicArn: readRequired(env, ENV.notificationsTopicArn),
+  };
+};

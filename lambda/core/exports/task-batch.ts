@@ -1,0 +1,166 @@
+/**
+ * One SQS batch of the export-chunks queue: each record is one task of a plan. A task commits its
+ * sub-chunks (run-task.ts); the commit that completes the execution switches the snapshot, and a diff
+ * whose |change| reaches the threshold is notified once per account and currency.
+ *
+ * Time budget: after each sub-chunk a task checks that another one still fits in the invocation's
+ * remaining time; if not, it stops with a transient failure (SQS redelivers the task and it resumes at
+ * the durable cursor: a committed sub-chunk is never read into the totals again, an uncommitted one
+ * is read again from its first row).
+ */
+import type { BatchOutcome } from '../batch';
+import { fail, TransientError, ValidationError } from '../errors';
+import { parseRecords, runParsedBatch } from '../parsed-batch';
+import type { DeadLetterPort, SqsRecordInput } from '../ports';
+import { exportDiffKey, exportDiffMessage, type ExportDiffMessage } from './diff-message';
+import type { ExportTask } from './plan';
+import type { ExportRow } from './rows';
+import {
+  runExportTask,
+  type ExecutionRef,
+  type ExportStorePort,
+  type SwitchOutcome,
+} from './run-task';
+import { changeNotifications } from './snapshot';
+import { sourceOfKey, type ExportSource } from './source';
+import { parseTaskMessage, type ExportTaskMessage } from './task-message';
+
+export interface DiffNotifierPort {
+  notifyOnce(key: string, message: ExportDiffMessage): Promise<'notified' | 'duplicate'>;
+}
+
+/** The invocation's remaining time (Lambda's `getRemainingTimeInMillis`). */
+export interface TimeBudget {
+  remainingMs(): number;
+}
+
+export interface TaskBatchOptions {
+  concurrency: number;
+  bucket: string;
+  sources: readonly ExportSource[];
+  store: ExportStorePort;
+  openRows: (bucket: string, task: ExportTask, fromRow: number) => AsyncIterable<ExportRow>;
+  subChunkRows: number;
+  /** Exact decimal ≥ 0: |change| that is notified. */
+  threshold: string;
+  notifier: DiffNotifierPort;
+  deadLetters: DeadLetterPort;
+  budget?: TimeBudget;
+  /** Kept free after the last commit for the switch, notifications and the response. */
+  reserveMs?: number;
+  defaultProvider: string;
+}
+
+export const DEFAULT_RESERVE_MS = 10_000;
+
+/** Stops a task between two sub-chunks when the next one may not fit in the remaining time. */
+export const budgetedStore = (
+  store: ExportStorePort,
+  budget: TimeBudget,
+  reserveMs: number,
+): ExportStorePort => {
+  let previous = budget.remainingMs();
+  return {
+    readCursor: (ref, task) => store.readCursor(ref, task),
+    switchIfNewer: (ref) => store.switchIfNewer(ref),
+    markFailed: (ref, failure) => store.markFailed(ref, failure),
+    commitChunk: async (ref, result) => {
+      const commit = await store.commitChunk(ref, result);
+      const remaining = budget.remainingMs();
+      const lastSubChunk = Math.max(0, previous - remaining);
+      previous = remaining;
+      if (!result.last && remaining < reserveMs + 2 * lastSubChunk) {
+        throw new TransientError(
+          `time budget: ${remaining} ms left after rows [${result.fromRow}, ${result.toRow}) of task ${result.taskIndex}; the redelivered task resumes at row ${result.toRow}`,
+        );
+      }
+      return commit;
+    },
+  };
+};
+
+/** The tenant of a task is the one the configured sources give its object, never the message's word. */
+const checkBinding = (message: ExportTaskMessage, options: TaskBatchOptions): ExportSource => {
+  if (message.bucket !== options.bucket) {
+    fail('invalid-field', 'bucket', `${message.bucket} is not the export bucket ${options.bucket}`);
+  }
+  const source = sourceOfKey(options.sources, message.bucket, message.task.objectKey);
+  if (!source || source.tenant !== message.ref.tenant) {
+    fail(
+      'invalid-field',
+      'ref.tenant',
+      `${message.task.objectKey} does not belong to tenant ${message.ref.tenant} in the exportSources config`,
+    );
+  }
+  return source as ExportSource;
+};
+
+const notify = async (
+  ref: ExecutionRef,
+  switched: SwitchOutcome | undefined,
+  options: TaskBatchOptions,
+): Promise<number> => {
+  if (switched?.outcome !== 'current') return 0;
+  const changes = changeNotifications(switched.diff, {
+    tenant: ref.tenant,
+    period: ref.period,
+    threshold: options.threshold,
+  });
+  let notified = 0;
+  for (const change of changes) {
+    const message = exportDiffMessage(change, {
+      ref,
+      previousExecutionId: switched.diff.previousExecutionId,
+      switchedAt: switched.switchedAt,
+    });
+    if ((await options.notifier.notifyOnce(exportDiffKey(ref, change), message)) === 'notified') {
+      notified += 1;
+    }
+  }
+  return notified;
+};
+
+export const processTaskBatch = (
+  records: readonly SqsRecordInput[],
+  options: TaskBatchOptions,
+): Promise<BatchOutcome> => {
+  const store = options.budget
+    ? budgetedStore(options.store, options.budget, options.reserveMs ?? DEFAULT_RESERVE_MS)
+    : options.store;
+  return runParsedBatch(
+    parseRecords(records, (record) => parseTaskMessage(record.body)),
+    {
+      fifo: false,
+      concurrency: options.concurrency,
+      deadLetters: options.deadLetters,
+      hashOf: (message) => `${message.ref.executionId}#${message.task.index}`,
+      process: async (message, { messageId }) => {
+        const source = checkBinding(message, options);
+        const report = await runExportTask({
+          ref: message.ref,
+          task: message.task,
+          store,
+          openRows: (task, fromRow) => options.openRows(message.bucket, task, fromRow),
+          context: {
+            tenant: message.ref.tenant,
+            billingPeriod: message.ref.period,
+            source: source.source ?? options.defaultProvider,
+          },
+          subChunkRows: options.subChunkRows,
+        });
+        if (report.failed)
+          throw new ValidationError('invalid-field', message.task.objectKey, report.failed);
+        const notified = await notify(message.ref, report.switched, options);
+        const hash = `${message.ref.executionId}#${message.task.index}`;
+        return {
+          messageId,
+          outcome: report.committed > 0 ? 'applied' : 'duplicate',
+          hash,
+          reason: `${report.committed} committed, ${report.alreadyCommitted} already committed${
+            report.switched ? `, ${report.switched.outcome}` : ''
+          }${notified > 0 ? `, ${notified} notified` : ''}`,
+        };
+      },
+    },
+  );
+};

@@ -1,0 +1,72 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { ExportObjects } from '../adapters/export-objects';
+import { chunkWorkerSettings, exportSettings } from '../adapters/export-settings';
+import { ExportStore } from '../adapters/export-store';
+import { S3Objects } from '../adapters/s3-objects';
+import { SnsDiffNotifier } from '../adapters/sns-diff-notifier';
+import { dedupScopeOf } from '../adapters/table-layout';
+import type { BatchObserver } from '../core/batch';
+import { processTaskBatch, type TaskBatchOptions } from '../core/exports/task-batch';
+import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
+import { exportS3Client } from './export-planner';
+
+export interface ExportChunkClients {
+  dynamo: DynamoDBClient;
+  sqs: SQSClient;
+  s3: S3Client;
+  sns: SNSClient;
+}
+
+/**
+ * Wires adapters to the chunk worker core once per container; clients are injectable for local runs
+ * and tests. Without a Lambda context (a local caller) tasks run without a time budget.
+ */
+export const createExportChunkHandler = (
+  env: NodeJS.ProcessEnv = process.env,
+  clients: ExportChunkClients = {
+    dynamo: new DynamoDBClient({}),
+    sqs: new SQSClient({}),
+    s3: exportS3Client(env),
+    sns: new SNSClient({}),
+  },
+  observe?: BatchObserver,
+): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
+  const wiring = wireConsumer(env, clients);
+  const { settings, deadLetters } = wiring;
+  const exports = exportSettings(env);
+  const worker = chunkWorkerSettings(env);
+  const objects = new ExportObjects(new S3Objects(clients.s3));
+  const notifier = new SnsDiffNotifier({
+    sns: clients.sns,
+    dynamo: clients.dynamo,
+    topicArn: worker.notificationsTopicArn,
+    ...dedupScopeOf(settings),
+  });
+  const options: TaskBatchOptions = {
+    concurrency: settings.concurrency,
+    bucket: exports.bucket,
+    sources: exports.sources,
+    store: new ExportStore({ client: clients.dynamo, ledgerTable: exports.ledgerTable }),
+    openRows: (bucket, task, fromRow) => objects.rowsOf(bucket, task, fromRow),
+    subChunkRows: worker.subChunkRows,
+    threshold: worker.threshold,
+    notifier,
+    deadLetters,
+    defaultProvider: exports.defaultProvider,
+  };
+  return async (event, context) => {
+    if (context) notifier.useContext(context);
+    const budget = context ? { remainingMs: () => context.getRemainingTimeInMillis() } : undefined;
+    return batchHandler(
+      wiring,
+      (records) => processTaskBatch(records, { ...options, budget }),
+      observe,
+    )(event);
+  };
+};
+
+export const handler = onFirstInvocation(() => createExportChunkHandler());

@@ -1,0 +1,53 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { ExportObjects } from '../adapters/export-objects';
+import { ExportPlans } from '../adapters/export-plans';
+import { exportSettings, plannerSettings } from '../adapters/export-settings';
+import { ExportStore } from '../adapters/export-store';
+import { S3Objects } from '../adapters/s3-objects';
+import { SqsTaskQueue } from '../adapters/sqs-task-queue';
+import type { BatchObserver } from '../core/batch';
+import { processManifestBatch } from '../core/exports/manifest-batch';
+import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
+
+export interface ExportPlannerClients {
+  dynamo: DynamoDBClient;
+  sqs: SQSClient;
+  s3: S3Client;
+}
+
+/** Path-style addressing when an S3 endpoint is configured (emulators have no virtual-host buckets). */
+export const exportS3Client = (env: NodeJS.ProcessEnv = process.env): S3Client =>
+  new S3Client({ forcePathStyle: Boolean(env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL) });
+
+/** Wires adapters to the planner core once per container; clients are injectable for local runs and tests. */
+export const createExportPlannerHandler = (
+  env: NodeJS.ProcessEnv = process.env,
+  clients: ExportPlannerClients = {
+    dynamo: new DynamoDBClient({}),
+    sqs: new SQSClient({}),
+    s3: exportS3Client(env),
+  },
+  observe?: BatchObserver,
+): ((event: SQSEvent) => Promise<SQSBatchResponse>) => {
+  const wiring = wireConsumer(env, clients);
+  const { settings, deadLetters } = wiring;
+  const exports = exportSettings(env);
+  const planner = plannerSettings(env);
+  const store = new ExportStore({ client: clients.dynamo, ledgerTable: exports.ledgerTable });
+  const options = {
+    concurrency: settings.concurrency,
+    deliveryMode: settings.deliveryMode,
+    deadLetters,
+    sources: exports.sources,
+    targetRowsPerTask: planner.parquetRowsPerTask,
+    objects: new ExportObjects(new S3Objects(clients.s3)),
+    plans: new ExportPlans({ client: clients.dynamo, ledgerTable: exports.ledgerTable, store }),
+    queue: new SqsTaskQueue(clients.sqs, planner.chunkQueueUrl),
+  };
+  return batchHandler(wiring, (records) => processManifestBatch(records, options), observe);
+};
+
+export const handler = onFirstInvocation(() => createExportPlannerHandler());
