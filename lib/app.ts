@@ -67,8 +67,8 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
     Tags.of(stack).add('stage', config.stage);
   }
 
-  // cdk-nag AwsSolutions: the app currently needs no suppression (see docs/infrastructure.md).
-  // Any future NagSuppressions.addResourceSuppressions call must name the rule, the resource,
+  // cdk-nag AwsSolutions: every suppression is listed with its reason in docs/infrastructure.md.
+  // Each NagSuppressions.addResourceSuppressions call must name the rule, the resource,
   // `appliesTo` where the rule supports it, and a specific reason.
   if (options.nag ?? true) Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
   return { config, stateful, stateless };
