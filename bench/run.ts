@@ -7,11 +7,9 @@
  * latest.svg under bench/results/ (or --out). See docs/benchmarks.md for the method.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ENV } from '../contract/environment';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../test/support/dynamodb-local';
 import { measureBundles, ROOT } from './lib/bundle';
 import {
   runImplementation,
@@ -38,6 +36,13 @@ import {
   renderExportsMarkdown,
   type ExportsReport,
 } from './lib/report/exports';
+import {
+  benchCommand,
+  benchLogger,
+  quietHandlers,
+  withDynamoDb,
+  writeJsonAndMarkdown,
+} from './lib/session';
 import { DEFAULT_WORKLOAD, generateWorkload } from './lib/workload';
 
 export interface BenchOptions {
@@ -162,17 +167,6 @@ const machine = () => {
 
 const QUEUES: QueueKind[] = ['standard', 'fifo'];
 
-/** Generated files pass the repository's `prettier --check` (prettier is a dev dependency). */
-const formatted = async (text: string, parser: 'json' | 'markdown'): Promise<string> => {
-  try {
-    const prettier = await import('prettier');
-    const config = (await prettier.resolveConfig(path.join(ROOT, 'package.json'))) ?? {};
-    return await prettier.format(text, { ...config, parser });
-  } catch {
-    return text;
-  }
-};
-
 /** Rare crash rates get longer runs (up to 3×) so that some crashes actually happen. */
 export const crashEventsFor = (crashEvents: number, rate: number): number =>
   Math.round(crashEvents * Math.min(3, Math.max(1, 0.05 / rate)));
@@ -187,15 +181,8 @@ const TIMING = {
 
 export const runBench = async (options: BenchOptions): Promise<Report> => {
   const began = Date.now();
-  const log = (message: string) => {
-    if (!options.quiet)
-      process.stderr.write(
-        `[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`,
-      );
-  };
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  process.env[ENV.logLevel] = 'SILENT';
-  process.env.AWS_REGION ??= 'us-east-1';
+  const log = benchLogger('bench', options.quiet, began);
+  quietHandlers();
   const eventsPerRepetition = Math.max(1, Math.floor(options.events / options.reps));
   const workloadOf = (events: number, seed: number) =>
     generateWorkload({ ...DEFAULT_WORKLOAD, events, seed });
@@ -210,20 +197,7 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
   log(`bundles and ${options.initSamples} cold imports each`);
   const bundles = await measureBundles(options.initSamples);
 
-  if (!options.endpoint) log('starting DynamoDB Local');
-  let local: DynamoDbLocal | undefined = options.endpoint ? undefined : await startDynamoDbLocal();
-  const stop = async () => {
-    const running = local;
-    local = undefined;
-    await running?.stop();
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    void stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const endpoint = options.endpoint ?? (local as DynamoDbLocal).endpoint;
+  return withDynamoDb(options.endpoint, log, async (endpoint) => {
     const run = (
       overrides: Partial<RunOptions> & Pick<RunOptions, 'implementation' | 'queue' | 'workload'>,
     ) => runImplementation({ endpoint, consumers: options.consumers, ...TIMING, ...overrides });
@@ -297,7 +271,7 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
     const partial: Omit<Report, 'goals'> = {
       schema: REPORT_SCHEMA,
       generatedAt: new Date().toISOString(),
-      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      command: benchCommand(),
       durationSeconds: 0,
       machine: machine(),
       config: {
@@ -336,23 +310,11 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
     };
     partial.durationSeconds = (Date.now() - began) / 1000;
     const report: Report = { ...partial, goals: computeGoals(partial) };
-    mkdirSync(options.out, { recursive: true });
-    writeFileSync(
-      path.join(options.out, 'latest.json'),
-      await formatted(`${JSON.stringify(report, null, 2)}\n`, 'json'),
-    );
-    writeFileSync(
-      path.join(options.out, 'latest.md'),
-      await formatted(renderMarkdown(report), 'markdown'),
-    );
+    await writeJsonAndMarkdown(options.out, 'latest', report, renderMarkdown(report));
     writeFileSync(path.join(options.out, 'latest.svg'), renderSvg(report));
     log(`wrote ${path.relative(process.cwd(), options.out) || '.'}/latest.{json,md,svg}`);
     return report;
-  } finally {
-    await stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 };
 
 /**
@@ -362,28 +324,9 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
  */
 export const runExportsSection = async (options: BenchOptions): Promise<ExportsReport> => {
   const began = Date.now();
-  const log = (message: string) => {
-    if (!options.quiet)
-      process.stderr.write(
-        `[bench exports ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`,
-      );
-  };
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  process.env[ENV.logLevel] = 'SILENT';
-  process.env.AWS_REGION ??= 'us-east-1';
-  if (!options.endpoint) log('starting DynamoDB Local');
-  let local: DynamoDbLocal | undefined = options.endpoint ? undefined : await startDynamoDbLocal();
-  const stop = async () => {
-    const running = local;
-    local = undefined;
-    await running?.stop();
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    void stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
+  const log = benchLogger('bench exports', options.quiet, began);
+  quietHandlers();
+  return withDynamoDb(options.endpoint, log, async (dynamoEndpoint) => {
     const rows = options.exportRows ?? EXPORTS_DEFAULTS.rows;
     const measured = await runExportsBench({
       ...EXPORTS_DEFAULTS,
@@ -392,33 +335,21 @@ export const runExportsSection = async (options: BenchOptions): Promise<ExportsR
       badRowEvery: Math.max(2, Math.min(EXPORTS_DEFAULTS.badRowEvery, Math.floor(rows / 40))),
       streamEvents: options.exportStreamEvents ?? EXPORTS_DEFAULTS.streamEvents,
       seed: options.seed,
-      dynamoEndpoint: options.endpoint ?? (local as DynamoDbLocal).endpoint,
+      dynamoEndpoint,
       log,
     });
     const partial = {
       ...measured,
       generatedAt: new Date().toISOString(),
-      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      command: benchCommand(),
       durationSeconds: (Date.now() - began) / 1000,
       machine: machine(),
     };
     const report: ExportsReport = { ...partial, goals: computeExportGoals(partial) };
-    mkdirSync(options.out, { recursive: true });
-    writeFileSync(
-      path.join(options.out, 'exports.json'),
-      await formatted(`${JSON.stringify(report, null, 2)}\n`, 'json'),
-    );
-    writeFileSync(
-      path.join(options.out, 'exports.md'),
-      await formatted(renderExportsMarkdown(report), 'markdown'),
-    );
+    await writeJsonAndMarkdown(options.out, 'exports', report, renderExportsMarkdown(report));
     log(`wrote ${path.relative(process.cwd(), options.out) || '.'}/exports.{json,md}`);
     return report;
-  } finally {
-    await stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 };
 
 const main = async (options: BenchOptions): Promise<string> => {

@@ -57,26 +57,14 @@ import {
   type DynamoPerThousandRows,
   type ExportFormat,
   type ExportsMeasurements,
+  type ExportsRunConfig,
   type FormatFigures,
   type StreamFigures,
 } from './report/exports-document';
 import { PRICING } from './report/pricing';
 import { DEFAULT_WORKLOAD, generateWorkload } from './workload';
 
-export interface ExportsBenchOptions {
-  /** Rows of the generated export, split evenly over `files` data files (each format). */
-  rows: number;
-  files: number;
-  parquetRowGroupRows: number;
-  parquetRowsPerTask: number;
-  subChunkRows: number;
-  /** Workers sharing the tasks for the wall-time figure. */
-  workers: number;
-  /** Every n-th row is a bad row (rejected with its reason); 0 for none. */
-  badRowEvery: number;
-  /** Events of the clean stream workload the per-row SNS path is measured on. */
-  streamEvents: number;
-  seed: number;
+export interface ExportsBenchOptions extends ExportsRunConfig {
   dynamoEndpoint: string;
   log: (message: string) => void;
 }

@@ -1,99 +1,27 @@
-import { randomUUID } from 'node:crypto';
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { alertMessage } from '../core/alert-message';
 import type { AlertEvent } from '../core/events';
 import type { NotifierPort } from '../core/ports';
-import { DEDUP_EXPIRES_AT, DEDUP_PK, alertClaimPrefix, type DedupScope } from './table-layout';
+import { SnsPublishOnce, type SnsPublishOnceOptions } from './sns-publish-once';
 
-const COMPLETION_ATTEMPTS = 6;
-
-/**
- * Marking a claim COMPLETED happens after the publish. If that write gives up (throttling outlasting
- * the SDK's own retries), the claim stays IN_PROGRESS, its lease expires and the next delivery
- * publishes again; so this write gets a longer, jittered retry than the SDK default.
- */
-class CompletionRetryingPersistenceLayer extends DynamoDBPersistenceLayer {
-  protected override async _updateRecord(record: IdempotencyRecord): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await super._updateRecord(record);
-      } catch (error) {
-        if (attempt >= COMPLETION_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
-      }
-    }
-  }
-}
-
-export interface SnsNotifierOptions extends DedupScope {
-  sns: SNSClient;
-  dynamo: DynamoDBClient;
-  topicArn: string;
-}
+export type SnsNotifierOptions = SnsPublishOnceOptions;
 
 /**
- * One SNS publish per alert key, through Powertools Idempotency on the dedup table: the claim is written
- * IN_PROGRESS with a lease of the invocation's remaining time, then COMPLETED with the response.
- * A duplicate gets the stored response back; the nonce in it tells which call published.
+ * One SNS publish per alert key (see SnsPublishOnce). Marking the claim COMPLETED is retried, longer
+ * than the SDK default, so that throttling after the publish does not lead to a second alert.
  */
 export class SnsNotifier implements NotifierPort {
-  private readonly config: IdempotencyConfig;
-  private readonly publishOnce: (
-    key: string,
-    alert: AlertEvent,
-    nonce: string,
-  ) => Promise<{ nonce: string }>;
+  private readonly sender: SnsPublishOnce;
 
   constructor(options: SnsNotifierOptions) {
-    this.config = new IdempotencyConfig({ expiresAfterSeconds: options.ttlSeconds });
-    const persistenceStore = new CompletionRetryingPersistenceLayer({
-      tableName: options.dedupTable,
-      keyAttr: DEDUP_PK,
-      expiryAttr: DEDUP_EXPIRES_AT,
-      awsSdkV3Client: options.dynamo,
-    });
-    const publish = async (
-      key: string,
-      alert: AlertEvent,
-      nonce: string,
-    ): Promise<{ nonce: string }> => {
-      const message = alertMessage(alert, key);
-      await options.sns.send(
-        new PublishCommand({
-          TopicArn: options.topicArn,
-          Subject: message.subject,
-          Message: message.body,
-          MessageAttributes: Object.fromEntries(
-            Object.entries(message.attributes).map(([name, value]) => [
-              name,
-              { DataType: 'String', StringValue: value },
-            ]),
-          ),
-        }),
-      );
-      return { nonce };
-    };
-    this.publishOnce = makeIdempotent(publish, {
-      persistenceStore,
-      config: this.config,
-      keyPrefix: alertClaimPrefix(options.stream),
-      dataIndexArgument: 0,
-    });
+    this.sender = new SnsPublishOnce(options);
   }
 
-  /** The lease of an in-progress claim is the invocation's remaining time. */
   useContext(context: Context): void {
-    this.config.registerLambdaContext(context);
+    this.sender.useContext(context);
   }
 
-  async notifyOnce(key: string, alert: AlertEvent): Promise<'notified' | 'duplicate'> {
-    const nonce = randomUUID();
-    const response = await this.publishOnce(key, alert, nonce);
-    return response.nonce === nonce ? 'notified' : 'duplicate';
+  notifyOnce(key: string, alert: AlertEvent): Promise<'notified' | 'duplicate'> {
+    return this.sender.publish(key, alertMessage(alert, key));
   }
 }

@@ -10,6 +10,7 @@ import Big from 'big.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { SampleExportDelivery, SampleExportRow } from '../scenarios/sample';
 import type { ExportDelivery } from './delivery';
+import { focusParquetSchema } from './parquet-schema';
 
 export const SAMPLE_EXPORT_COLUMNS = [
   'BilledCost',
@@ -85,27 +86,7 @@ export const exportParquet = (rows: readonly SampleExportRow[], period: string):
           : cells.map((row) => row[name]),
       nullable: true,
     })),
-    schema: [
-      { name: 'root', num_children: SAMPLE_EXPORT_COLUMNS.length },
-      ...SAMPLE_EXPORT_COLUMNS.map((name) =>
-        name === 'BilledCost'
-          ? {
-              name,
-              type: 'FIXED_LEN_BYTE_ARRAY' as const,
-              type_length: 16,
-              repetition_type: 'OPTIONAL' as const,
-              converted_type: 'DECIMAL' as const,
-              precision: 38,
-              scale: COST_SCALE,
-            }
-          : {
-              name,
-              type: 'BYTE_ARRAY' as const,
-              repetition_type: 'OPTIONAL' as const,
-              converted_type: 'UTF8' as const,
-            },
-      ),
-    ],
+    schema: focusParquetSchema(SAMPLE_EXPORT_COLUMNS, COST_SCALE),
   });
   return Buffer.from(buffer);
 };

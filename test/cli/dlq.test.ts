@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
@@ -13,43 +12,24 @@ import { consumerEnvironment } from '../../contract/environment';
 import { COST_STREAM } from '../../contract/streams';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { redriveDlq, type RedriveProgress } from '../../cli/operations/redrive';
-import {
-  createLedgerTables,
-  localDynamo,
-  startLocalSqs,
-  type LedgerTables,
-  type LocalSqs,
-} from '../support/aws-local';
+import { useLocalQueuesAndLedger } from '../support/file-fixtures';
 import { costEvent } from '../support/cost-events';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
 import { cli, writeTemp } from './helpers';
 
-let sqs: LocalSqs;
-let dynamo: DynamoDBClient;
-let tables: LedgerTables;
+const local = useLocalQueuesAndLedger();
 let counter = 0;
-
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-  dynamo = localDynamo();
-  tables = await createLedgerTables(dynamo);
-});
-
-afterAll(async () => {
-  dynamo.destroy();
-  await sqs.stop();
-});
 
 /** A source queue with its DLQ (redrive policy as deployed) and the real consumer writing to that DLQ. */
 const pipeline = async (fifo = false) => {
   counter += 1;
   const suffix = fifo ? '.fifo' : '';
   const base: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
-  const dlqUrl = await sqs.createQueue(`cost-dlq-${counter}${suffix}`, base);
-  const { Attributes } = await sqs.client.send(
+  const dlqUrl = await local.sqs.createQueue(`cost-dlq-${counter}${suffix}`, base);
+  const { Attributes } = await local.sqs.client.send(
     new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
   );
-  const queueUrl = await sqs.createQueue(`cost-events-${counter}${suffix}`, {
+  const queueUrl = await local.sqs.createQueue(`cost-events-${counter}${suffix}`, {
     ...base,
     VisibilityTimeout: '60',
     RedrivePolicy: JSON.stringify({
@@ -62,17 +42,17 @@ const pipeline = async (fifo = false) => {
       streamName: COST_STREAM,
       queueKind: fifo ? 'fifo' : 'standard',
       dlqUrl: dlqUrl,
-      dedupTableName: tables.dedupTable,
-      ledgerTableName: tables.ledgerTable,
+      dedupTableName: local.tables.dedupTable,
+      ledgerTableName: local.tables.ledgerTable,
       logLevel: 'SILENT',
     }),
-    { dynamo, sqs: sqs.client },
+    { dynamo: local.dynamo, sqs: local.sqs.client },
   );
   return { dlqUrl, queueUrl, handler };
 };
 
 const depth = async (queueUrl: string): Promise<number> => {
-  const { Attributes } = await sqs.client.send(
+  const { Attributes } = await local.sqs.client.send(
     new GetQueueAttributesCommand({
       QueueUrl: queueUrl,
       AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
@@ -87,7 +67,7 @@ const depth = async (queueUrl: string): Promise<number> => {
 const drain = async (queueUrl: string): Promise<Message[]> => {
   const all: Message[] = [];
   for (;;) {
-    const { Messages = [] } = await sqs.client.send(
+    const { Messages = [] } = await local.sqs.client.send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,
         MaxNumberOfMessages: 10,
@@ -99,7 +79,7 @@ const drain = async (queueUrl: string): Promise<Message[]> => {
     );
     if (Messages.length === 0) return all;
     all.push(...Messages);
-    await sqs.client.send(
+    await local.sqs.client.send(
       new DeleteMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
@@ -108,7 +88,11 @@ const drain = async (queueUrl: string): Promise<Message[]> => {
   }
 };
 
-const deps = () => ({ clients: { sqs: sqs.client, dynamo }, receiveWaitSeconds: 0, pollMs: 100 });
+const deps = () => ({
+  clients: { sqs: local.sqs.client, dynamo: local.dynamo },
+  receiveWaitSeconds: 0,
+  pollMs: 100,
+});
 
 /**
  * Two poison messages the consumer itself dead-letters (with REJECTION_ATTRIBUTES), plus one valid event
@@ -125,7 +109,7 @@ const fillDlq = async (p: Awaited<ReturnType<typeof pipeline>>, account: string,
     ]),
   );
   expect(response.batchItemFailures).toEqual([]);
-  await sqs.client.send(
+  await local.sqs.client.send(
     new SendMessageCommand({
       QueueUrl: p.dlqUrl,
       MessageBody: JSON.stringify(
@@ -198,12 +182,12 @@ describe('dlq peek', () => {
     const outputs = writeTemp(
       'stack-outputs.json',
       JSON.stringify({
-        'billing-dedup-local-stateful': { LedgerTableName: tables.ledgerTable },
+        'billing-dedup-local-stateful': { LedgerTableName: local.tables.ledgerTable },
         'billing-dedup-local-stateless': {
           CostEventsDlqUrl: p.dlqUrl,
           CostEventsQueueUrl: p.queueUrl,
         },
-        endpoints: { sqs: sqs.endpoint, dynamodb: process.env.DYNAMODB_LOCAL_ENDPOINT },
+        endpoints: { sqs: local.sqs.endpoint, dynamodb: process.env.DYNAMODB_LOCAL_ENDPOINT },
       }),
     );
     const result = await cli(
@@ -278,7 +262,7 @@ describe('dlq redrive', () => {
     await fillDlq(p, account);
     const progress: RedriveProgress[] = [];
     const result = await redriveDlq({
-      sqs: sqs.client,
+      sqs: local.sqs.client,
       dlqUrl: p.dlqUrl,
       sourceQueueUrl: p.queueUrl,
       maxPerSecond: 50,
@@ -311,7 +295,7 @@ describe('dlq redrive', () => {
       [
         'ledger',
         '--table',
-        tables.ledgerTable,
+        local.tables.ledgerTable,
         '--tenant',
         'acme',
         '--account',
@@ -370,7 +354,7 @@ describe('dlq redrive', () => {
 
   it('a DLQ that does not exist is an operational error naming the fix', async () => {
     const result = await cli(
-      ['dlq', 'peek', '--dlq-url', `${sqs.endpoint}/123456789012/nope`],
+      ['dlq', 'peek', '--dlq-url', `${local.sqs.endpoint}/123456789012/nope`],
       deps(),
     );
     expect(result.code).toBe(1);

@@ -5,8 +5,11 @@ import {
   Statement,
   Synthesized,
   actionsOf,
+  dlqOf,
+  fnByName,
   importOf,
   onlyResource,
+  queueByName,
   resourcesOfType,
   statementsOf,
   synth,
@@ -45,10 +48,6 @@ const DATA_EXPORTS_SOURCE_ARNS = [
   },
 ];
 
-const queueByName = (t: Template, name: string) =>
-  onlyResource(t, 'AWS::SQS::Queue', { QueueName: name });
-const fnByName = (t: Template, name: string) =>
-  onlyResource(t, 'AWS::Lambda::Function', { FunctionName: name });
 const envOf = (t: Template, name: string) =>
   (fnByName(t, name).resource.Properties?.Environment as { Variables: Record<string, unknown> })
     .Variables;
@@ -70,12 +69,6 @@ const sidOf = (statements: Statement[], sid: string) => {
 };
 const queuePolicyOf = (t: Template, queueId: string): Statement[] =>
   statementsOf(onlyResource(t, 'AWS::SQS::QueuePolicy', { Queues: [{ Ref: queueId }] }).resource);
-const dlqIdOf = (t: Template, queueName: string): string =>
-  (
-    queueByName(t, queueName).resource.Properties?.RedrivePolicy as {
-      deadLetterTargetArn: { 'Fn::GetAtt': string[] };
-    }
-  ).deadLetterTargetArn['Fn::GetAtt'][0];
 const notificationsOf = (t: Template) => {
   const found = Object.values(resourcesOfType(t, 'Custom::S3BucketNotifications'));
   expect(found).toHaveLength(1);
@@ -336,7 +329,7 @@ describe('export pipeline (stateless stack, two sources)', () => {
       ArnNotEquals: {
         'aws:SourceArn': [
           { Ref: expect.stringMatching(/^ExportDeliveriesTopic/) },
-          { 'Fn::GetAtt': [dlqIdOf(t, 'billing-dedup-dev-export-deliveries'), 'Arn'] },
+          { 'Fn::GetAtt': [dlqOf(t, 'billing-dedup-dev-export-deliveries').id, 'Arn'] },
         ],
       },
       ArnNotLike: {
@@ -359,7 +352,9 @@ describe('export pipeline (stateless stack, two sources)', () => {
     const deny = sidOf(queuePolicyOf(t, queue.id), 'DenySendExceptPipeline');
     expect(deny.Condition).toEqual({
       ArnNotEquals: {
-        'aws:SourceArn': [{ 'Fn::GetAtt': [dlqIdOf(t, 'billing-dedup-dev-export-chunks'), 'Arn'] }],
+        'aws:SourceArn': [
+          { 'Fn::GetAtt': [dlqOf(t, 'billing-dedup-dev-export-chunks').id, 'Arn'] },
+        ],
       },
       ArnNotLike: {
         'aws:PrincipalArn': [
@@ -369,7 +364,7 @@ describe('export pipeline (stateless stack, two sources)', () => {
       },
     });
     const dlqDeny = sidOf(
-      queuePolicyOf(t, dlqIdOf(t, 'billing-dedup-dev-export-chunks')),
+      queuePolicyOf(t, dlqOf(t, 'billing-dedup-dev-export-chunks').id),
       'DenySendExceptPipeline',
     );
     expect(dlqDeny.Condition?.ArnNotLike).toEqual({
@@ -500,7 +495,7 @@ describe('export pipeline (stateless stack, two sources)', () => {
     const sends = st.filter((x) => actionsOf(x).includes('sqs:SendMessage'));
     expect(sends).toHaveLength(1);
     expect(sends[0].Resource).toEqual({
-      'Fn::GetAtt': [dlqIdOf(t, 'billing-dedup-dev-export-chunks'), 'Arn'],
+      'Fn::GetAtt': [dlqOf(t, 'billing-dedup-dev-export-chunks').id, 'Arn'],
     });
   });
 

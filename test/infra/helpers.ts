@@ -86,3 +86,21 @@ export function importOf(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+export function queueByName(template: Template, name: string) {
+  return onlyResource(template, 'AWS::SQS::Queue', { QueueName: name });
+}
+
+export function fnByName(template: Template, name: string) {
+  return onlyResource(template, 'AWS::Lambda::Function', { FunctionName: name });
+}
+
+/** The DLQ named in the RedrivePolicy of the source queue `queueName` (DLQs have generated names). */
+export function dlqOf(template: Template, queueName: string) {
+  const target = (
+    queueByName(template, queueName).resource.Properties?.RedrivePolicy as {
+      deadLetterTargetArn: { 'Fn::GetAtt': [string, string] };
+    }
+  ).deadLetterTargetArn['Fn::GetAtt'][0];
+  return { id: target, resource: resourcesOfType(template, 'AWS::SQS::Queue')[target] };
+}

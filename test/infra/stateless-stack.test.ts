@@ -5,8 +5,11 @@ import {
   Statement,
   Synthesized,
   actionsOf,
+  dlqOf,
+  fnByName,
   importOf,
   onlyResource,
+  queueByName,
   resourcesOfType,
   statementsOf,
   synth,
@@ -28,20 +31,6 @@ const COMMON_ENV_KEYS = [
 ];
 const COST_ENV_KEYS = [...COMMON_ENV_KEYS, ENV.ledgerTableName].sort();
 const ALERT_ENV_KEYS = [...COMMON_ENV_KEYS, ENV.notificationsTopicArn].sort();
-
-const queueByName = (t: Template, name: string) =>
-  onlyResource(t, 'AWS::SQS::Queue', { QueueName: name });
-const fnByName = (t: Template, name: string) =>
-  onlyResource(t, 'AWS::Lambda::Function', { FunctionName: name });
-/** The DLQ named in the RedrivePolicy of the source queue `queueName` (DLQs have generated names). */
-const dlqOf = (t: Template, queueName: string) => {
-  const target = (
-    queueByName(t, queueName).resource.Properties?.RedrivePolicy as {
-      deadLetterTargetArn: { 'Fn::GetAtt': [string, string] };
-    }
-  ).deadLetterTargetArn['Fn::GetAtt'][0];
-  return { id: target, resource: resourcesOfType(t, 'AWS::SQS::Queue')[target] };
-};
 
 describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
   let s: Synthesized;

@@ -1,40 +1,22 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { consumerEnvironment, type ConsumerEnvironment } from '../../contract/environment';
 import { parseAlert } from '../../lambda/core/alert-processor';
 import { createBudgetAlertsHandler } from '../../lambda/handlers/budget-alerts';
-import {
-  createLedgerTables,
-  localDynamo,
-  startLocalSqs,
-  type LedgerTables,
-  type LocalSqs,
-} from '../support/aws-local';
+import { localDynamo } from '../support/aws-local';
+import { useLocalQueuesAndLedger } from '../support/file-fixtures';
 import { lambdaContext, snsEnvelope, sqsEvent, sqsRecord } from '../support/sqs-events';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/samples');
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
 
-let sqs: LocalSqs;
-let tables: LedgerTables;
-let dynamo: DynamoDBClient;
+const local = useLocalQueuesAndLedger();
 const sns = new SNSClient({ region: 'us-east-1' });
 const snsMock = mockClient(sns);
-
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-  dynamo = localDynamo();
-  tables = await createLedgerTables(dynamo);
-});
-
-afterAll(async () => {
-  dynamo.destroy();
-  await sqs.stop();
-});
 
 beforeEach(() => {
   snsMock.reset();
@@ -42,18 +24,20 @@ beforeEach(() => {
 });
 
 const newHandler = async (environment: ConsumerEnvironment = {}) => {
-  const dlqUrl = await sqs.createQueue(`alerts-dlq-${Math.random().toString(36).slice(2, 10)}`);
+  const dlqUrl = await local.sqs.createQueue(
+    `alerts-dlq-${Math.random().toString(36).slice(2, 10)}`,
+  );
   return createBudgetAlertsHandler(
     consumerEnvironment({
       streamName: 'budget-alerts',
       queueKind: 'standard',
       dlqUrl,
-      dedupTableName: tables.dedupTable,
+      dedupTableName: local.tables.dedupTable,
       notificationsTopicArn: 'arn:aws:sns:us-east-1:123456789012:notifications',
       logLevel: 'SILENT',
       ...environment,
     }),
-    { dynamo, sqs: sqs.client, sns },
+    { dynamo: local.dynamo, sqs: local.sqs.client, sns },
   );
 };
 
@@ -138,11 +122,11 @@ describe('budget alerts handler against DynamoDB Local', () => {
     const handler = createBudgetAlertsHandler(
       consumerEnvironment({
         streamName: 'budget-alerts',
-        dlqUrl: await sqs.createQueue('alerts-dlq-completion'),
-        dedupTableName: tables.dedupTable,
+        dlqUrl: await local.sqs.createQueue('alerts-dlq-completion'),
+        dedupTableName: local.tables.dedupTable,
         notificationsTopicArn: 'arn:aws:sns:us-east-1:123456789012:notifications',
       }),
-      { dynamo: flakyDynamo, sqs: sqs.client, sns },
+      { dynamo: flakyDynamo, sqs: local.sqs.client, sns },
     );
     const message = gcp({ alertThresholdExceeded: 0.5 });
     const deliver = () =>
@@ -165,9 +149,9 @@ describe('budget alerts handler against DynamoDB Local', () => {
     expect((await handler(sqsEvent([record]), lambdaContext())).batchItemFailures).toEqual([]);
     const { key } = parseAlert(record);
     const md5 = createHash('md5').update(JSON.stringify(key)).digest('base64');
-    const { Item } = await dynamo.send(
+    const { Item } = await local.dynamo.send(
       new GetItemCommand({
-        TableName: tables.dedupTable,
+        TableName: local.tables.dedupTable,
         Key: { pk: { S: `budget-alerts#${md5}` } },
         ConsistentRead: true,
       }),

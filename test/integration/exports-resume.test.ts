@@ -1,13 +1,10 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { ExportStore } from '../../lambda/adapters/export-store';
 import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { chunkResults } from '../../lambda/core/exports/chunk';
-import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
+import { useExportLedger } from '../support/file-fixtures';
 import {
   csvOf,
   csvRowsOf,
-  exportStore,
   hourLine,
   planDelivery,
   runTask,
@@ -16,17 +13,7 @@ import {
 
 const ACCOUNT = '200000000011';
 
-let dynamo: DynamoDBClient;
-let tables: LedgerTables;
-let store: ExportStore;
-
-beforeAll(async () => {
-  dynamo = localDynamo();
-  tables = await createLedgerTables(dynamo);
-  store = exportStore(dynamo, tables.ledgerTable);
-});
-
-afterAll(() => dynamo.destroy());
+const ledger = useExportLedger();
 
 /** 8 rows, 4 sub-chunks of 2: 0.01, 0.02, …, 0.08 (sum 0.36), each a distinct hour. */
 const eightRows = Array.from({ length: 8 }, (_, hour) =>
@@ -43,19 +30,28 @@ const delivery = (tenant: string): ExportDelivery => ({
 });
 
 const statement = (tenant: string) =>
-  readPartitionTotals(dynamo, tables.ledgerTable, ledgerPartitionKeyOf(tenant, ACCOUNT, '2026-11'));
+  readPartitionTotals(
+    ledger.dynamo,
+    ledger.tables.ledgerTable,
+    ledgerPartitionKeyOf(tenant, ACCOUNT, '2026-11'),
+  );
 
 describe('crash and redelivery of a CSV task', () => {
   it('a task that dies after 2 of its 4 sub-chunks resumes at its cursor: no row lost, none twice', async () => {
-    const planned = await planDelivery(store, delivery('crash'));
+    const planned = await planDelivery(ledger.store, delivery('crash'));
     const [task] = planned.plan.tasks;
 
     // Rows 0-3 are two committed sub-chunks; the worker dies asking for row 5 (inside the 3rd).
-    await expect(runTask(store, planned, task, { dieAtRow: 5 })).rejects.toThrow('worker died');
-    expect(await store.readCursor(planned.ref, task)).toEqual({ committedRows: 4, done: false });
+    await expect(runTask(ledger.store, planned, task, { dieAtRow: 5 })).rejects.toThrow(
+      'worker died',
+    );
+    expect(await ledger.store.readCursor(planned.ref, task)).toEqual({
+      committedRows: 4,
+      done: false,
+    });
     expect(await statement('crash')).toEqual([]);
 
-    const redelivered = await runTask(store, planned, task);
+    const redelivered = await runTask(ledger.store, planned, task);
 
     expect(redelivered).toMatchObject({
       committed: 2,
@@ -72,7 +68,7 @@ describe('crash and redelivery of a CSV task', () => {
         charges: 8,
       },
     ]);
-    expect(await store.readExecution(planned.ref)).toMatchObject({
+    expect(await ledger.store.readExecution(planned.ref)).toMatchObject({
       status: 'current',
       rows: 8,
       rejectedRows: 0,
@@ -82,10 +78,10 @@ describe('crash and redelivery of a CSV task', () => {
   });
 
   it('a replayed sub-chunk commit is already-committed and changes nothing', async () => {
-    const planned = await planDelivery(store, delivery('replay'));
+    const planned = await planDelivery(ledger.store, delivery('replay'));
     const [task] = planned.plan.tasks;
-    await runTask(store, planned, task);
-    const before = await store.readExecution(planned.ref);
+    await runTask(ledger.store, planned, task);
+    const before = await ledger.store.readExecution(planned.ref);
 
     const context = {
       tenant: 'replay',
@@ -101,31 +97,31 @@ describe('crash and redelivery of a CSV task', () => {
       context,
       subChunkRows: 2,
     })) {
-      expect(await store.commitChunk(planned.ref, result)).toEqual({
+      expect(await ledger.store.commitChunk(planned.ref, result)).toEqual({
         outcome: 'already-committed',
         complete: true,
       });
     }
     // The whole task delivered again: its cursor says done, nothing is read or committed.
-    expect(await runTask(store, planned, task)).toMatchObject({
+    expect(await runTask(ledger.store, planned, task)).toMatchObject({
       committed: 0,
       alreadyCommitted: 0,
     });
 
-    expect(await store.readExecution(planned.ref)).toEqual(before);
+    expect(await ledger.store.readExecution(planned.ref)).toEqual(before);
     expect(await statement('replay')).toEqual([
       expect.objectContaining({ total: '0.36', charges: 8 }),
     ]);
   });
 
   it('a redelivered manifest plans nothing new', async () => {
-    const first = await planDelivery(store, delivery('manifest'));
-    await runTask(store, first, first.plan.tasks[0]);
+    const first = await planDelivery(ledger.store, delivery('manifest'));
+    await runTask(ledger.store, first, first.plan.tasks[0]);
 
-    const again = await planDelivery(store, delivery('manifest'));
+    const again = await planDelivery(ledger.store, delivery('manifest'));
 
     expect([first.recorded, again.recorded]).toEqual(['planned', 'duplicate']);
-    expect(await store.listExecutions('manifest', first.ref.source, '2026-11')).toEqual([
+    expect(await ledger.store.listExecutions('manifest', first.ref.source, '2026-11')).toEqual([
       expect.objectContaining({ executionId: 'run-1', status: 'current', tasksDone: 1, rows: 8 }),
     ]);
     expect(await statement('manifest')).toEqual([
@@ -134,12 +130,12 @@ describe('crash and redelivery of a CSV task', () => {
   });
 
   it('a worker that dies after the last commit but before the switch: the redelivery switches', async () => {
-    const planned = await planDelivery(store, delivery('late-switch'));
+    const planned = await planDelivery(ledger.store, delivery('late-switch'));
     const [task] = planned.plan.tasks;
-    await runTask(store, planned, task, { noSwitch: true });
+    await runTask(ledger.store, planned, task, { noSwitch: true });
     expect(await statement('late-switch')).toEqual([]);
 
-    expect(await runTask(store, planned, task)).toMatchObject({
+    expect(await runTask(ledger.store, planned, task)).toMatchObject({
       committed: 0,
       switched: { outcome: 'current' },
     });

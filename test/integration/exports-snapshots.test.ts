@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { exportPartitionKey, type ExportStore } from '../../lambda/adapters/export-store';
+import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { exportPartitionKey } from '../../lambda/adapters/export-store';
 import { readAllTotals, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { changeNotifications } from '../../lambda/core/exports/snapshot';
-import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
+import { useExportLedger } from '../support/file-fixtures';
 import {
   csvOf,
   deliver,
-  exportStore,
   hourLine,
   planDelivery,
   runTask,
@@ -18,24 +17,18 @@ import {
 
 const ACCOUNT = '200000000013';
 
-let dynamo: DynamoDBClient;
-let tables: LedgerTables;
-let store: ExportStore;
-
-beforeAll(async () => {
-  dynamo = localDynamo();
-  tables = await createLedgerTables(dynamo);
-  store = exportStore(dynamo, tables.ledgerTable);
-});
-
-afterAll(() => dynamo.destroy());
+const ledger = useExportLedger();
 
 let prefixes = 0;
 /** Every test gets its own tenant export prefix, so its export partitions start empty. */
 const freshPrefix = () => `tenant-${(prefixes += 1)}`;
 
 const statement = (tenant: string, account = ACCOUNT, period = '2026-11') =>
-  readPartitionTotals(dynamo, tables.ledgerTable, ledgerPartitionKeyOf(tenant, account, period));
+  readPartitionTotals(
+    ledger.dynamo,
+    ledger.tables.ledgerTable,
+    ledgerPartitionKeyOf(tenant, account, period),
+  );
 
 const delivery = (
   prefix: string,
@@ -56,7 +49,7 @@ describe('period snapshots', () => {
   it('a re-export replaces the snapshot: 10.00 + 10.00 restated to 12.50 + 10.00 is 22.50 over 2 charges', async () => {
     const prefix = 'acme';
     const first = await deliver(
-      store,
+      ledger.store,
       delivery(prefix, 'e-1', '2026-11-02T06:00:00.000Z', [
         hourLine('10.00', ACCOUNT, 'EC2', 0),
         hourLine('10.00', ACCOUNT, 'EC2', 1),
@@ -75,7 +68,7 @@ describe('period snapshots', () => {
     ]);
 
     const second = await deliver(
-      store,
+      ledger.store,
       delivery(prefix, 'e-2', '2026-11-03T06:00:00.000Z', [
         hourLine('12.50', ACCOUNT, 'EC2', 0),
         hourLine('10.00', ACCOUNT, 'EC2', 1),
@@ -119,7 +112,7 @@ describe('period snapshots', () => {
       }),
     ]);
     const { source, period } = second.planned.ref;
-    expect(await store.readDiffs('acme', source, period)).toEqual([
+    expect(await ledger.store.readDiffs('acme', source, period)).toEqual([
       expect.objectContaining({
         executionId: 'e-1',
         accounts: [expect.objectContaining({ delta: '20' })],
@@ -127,7 +120,10 @@ describe('period snapshots', () => {
       expect.objectContaining({ ...switched.diff, switchedAt: switched.switchedAt }),
     ]);
     expect(
-      (await store.listExecutions('acme', source, period)).map((e) => [e.executionId, e.status]),
+      (await ledger.store.listExecutions('acme', source, period)).map((e) => [
+        e.executionId,
+        e.status,
+      ]),
     ).toEqual([
       ['e-1', 'superseded'],
       ['e-2', 'current'],
@@ -158,11 +154,14 @@ describe('period snapshots', () => {
       sequencer: '01',
       files: { 'part-0.csv': text },
     });
-    await deliver(store, spec('original', '2025-07-04T00:00:00.000Z', fixture('original')));
+    await deliver(ledger.store, spec('original', '2025-07-04T00:00:00.000Z', fixture('original')));
     expect(await statement('acme', ACCOUNT, '2025-07')).toEqual([
       expect.objectContaining({ total: '1500', charges: 1 }),
     ]);
-    await deliver(store, spec('replacement', '2025-07-05T00:00:00.000Z', fixture('replacement')));
+    await deliver(
+      ledger.store,
+      spec('replacement', '2025-07-05T00:00:00.000Z', fixture('replacement')),
+    );
     expect(await statement('acme', ACCOUNT, '2025-07')).toEqual([
       expect.objectContaining({ currency: 'USD', total: '1500', charges: 2 }),
     ]);
@@ -171,9 +170,9 @@ describe('period snapshots', () => {
   it('statements add the stream total and the current snapshot of every source', async () => {
     const tenant = 'rule';
     const pk = ledgerPartitionKeyOf(tenant, ACCOUNT, '2026-11');
-    await dynamo.send(
+    await ledger.dynamo.send(
       new PutItemCommand({
-        TableName: tables.ledgerTable,
+        TableName: ledger.tables.ledgerTable,
         Item: {
           pk: { S: pk },
           sk: { S: 'TOTAL#USD' },
@@ -187,7 +186,7 @@ describe('period snapshots', () => {
       }),
     );
     await deliver(
-      store,
+      ledger.store,
       delivery(
         freshPrefix(),
         'a-1',
@@ -197,7 +196,7 @@ describe('period snapshots', () => {
       ),
     );
     await deliver(
-      store,
+      ledger.store,
       delivery(
         freshPrefix(),
         'b-1',
@@ -216,7 +215,9 @@ describe('period snapshots', () => {
     };
     expect(await statement(tenant)).toEqual([expected]);
     expect(
-      (await readAllTotals(dynamo, tables.ledgerTable)).filter((row) => row.tenant === tenant),
+      (await readAllTotals(ledger.dynamo, ledger.tables.ledgerTable)).filter(
+        (row) => row.tenant === tenant,
+      ),
     ).toEqual([expected]);
   });
 
@@ -224,20 +225,20 @@ describe('period snapshots', () => {
     const tenant = freshPrefix();
     const prefix = tenant;
     const older = await planDelivery(
-      store,
+      ledger.store,
       delivery(prefix, 'old', '2026-11-02T06:00:00.000Z', [hourLine('7', ACCOUNT, 'EC2', 0)]),
     );
     await deliver(
-      store,
+      ledger.store,
       delivery(prefix, 'new', '2026-11-03T06:00:00.000Z', [hourLine('9', ACCOUNT, 'EC2', 0)]),
     );
 
-    const report = await runTask(store, older, older.plan.tasks[0]);
+    const report = await runTask(ledger.store, older, older.plan.tasks[0]);
 
     expect(report.switched).toEqual({ outcome: 'superseded', currentExecutionId: 'new' });
     expect(await statement(tenant)).toEqual([expect.objectContaining({ total: '9', charges: 1 })]);
-    expect((await store.readExecution(older.ref))?.status).toBe('superseded');
-    expect(await store.readCurrent(tenant, older.ref.source, '2026-11')).toMatchObject({
+    expect((await ledger.store.readExecution(older.ref))?.status).toBe('superseded');
+    expect(await ledger.store.readCurrent(tenant, older.ref.source, '2026-11')).toMatchObject({
       executionId: 'new',
     });
   });
@@ -250,7 +251,7 @@ describe('period snapshots', () => {
       const planned = [];
       for (const [index, sequencer] of (round % 2 === 0 ? ['0A', '0B'] : ['0B', '0A']).entries()) {
         planned.push(
-          await planDelivery(store, {
+          await planDelivery(ledger.store, {
             ...delivery(prefix, `x-${sequencer}`, times[index], [
               hourLine(sequencer === '0B' ? '2' : '1', ACCOUNT, 'EC2', 0),
             ]),
@@ -259,20 +260,23 @@ describe('period snapshots', () => {
         );
       }
       for (const each of planned) {
-        for (const task of each.plan.tasks) await runTask(store, each, task, { noSwitch: true });
+        for (const task of each.plan.tasks)
+          await runTask(ledger.store, each, task, { noSwitch: true });
       }
 
-      const outcomes = await Promise.all(planned.map((each) => store.switchIfNewer(each.ref)));
+      const outcomes = await Promise.all(
+        planned.map((each) => ledger.store.switchIfNewer(each.ref)),
+      );
 
       const newer = planned.find((each) => each.ref.executionId === 'x-0B')!;
       const older = planned.find((each) => each.ref.executionId === 'x-0A')!;
       expect(outcomes[planned.indexOf(newer)]).toMatchObject({ outcome: 'current' });
       // The older one either lost outright or was current for an instant and then replaced.
       expect(['current', 'superseded']).toContain(outcomes[planned.indexOf(older)].outcome);
-      expect(await store.readCurrent(prefix, newer.ref.source, '2026-11')).toMatchObject({
+      expect(await ledger.store.readCurrent(prefix, newer.ref.source, '2026-11')).toMatchObject({
         executionId: 'x-0B',
       });
-      const statuses = (await store.listExecutions(prefix, newer.ref.source, '2026-11')).map(
+      const statuses = (await ledger.store.listExecutions(prefix, newer.ref.source, '2026-11')).map(
         (e) => [e.executionId, e.status],
       );
       expect(statuses).toEqual([
@@ -287,7 +291,7 @@ describe('period snapshots', () => {
 
   it("a file under tenant A's prefix whose rows name tenant B books everything to A, never to B", async () => {
     const header = `${csvOf([]).trim()},x_Tenant,tenant`;
-    await deliver(store, {
+    await deliver(ledger.store, {
       ...delivery(freshPrefix(), 'bound', '2026-11-02T06:00:00.000Z', [], 'initech'),
       files: { 'part-0.csv': csvOf([`${hourLine('5', ACCOUNT, 'EC2', 0)},globex,globex`], header) },
     });
@@ -296,14 +300,16 @@ describe('period snapshots', () => {
     ]);
     expect(await statement('globex')).toEqual([]);
     expect(
-      (await readAllTotals(dynamo, tables.ledgerTable)).filter((row) => row.tenant === 'globex'),
+      (await readAllTotals(ledger.dynamo, ledger.tables.ledgerTable)).filter(
+        (row) => row.tenant === 'globex',
+      ),
     ).toEqual([]);
   });
 
   it('bad rows are counted per reason with their object key and row number, and never block the rest', async () => {
     const prefix = freshPrefix();
     const { planned } = await deliver(
-      store,
+      ledger.store,
       delivery(prefix, 'bad', '2026-11-02T06:00:00.000Z', [
         hourLine('1.5', ACCOUNT, 'EC2', 0),
         hourLine('abc', ACCOUNT, 'EC2', 1),
@@ -315,10 +321,10 @@ describe('period snapshots', () => {
       { subChunkRows: 4 },
     );
     expect(await statement(prefix)).toEqual([expect.objectContaining({ total: '7', charges: 3 })]);
-    const execution = await store.readExecution(planned.ref);
+    const execution = await ledger.store.readExecution(planned.ref);
     expect(execution).toMatchObject({ status: 'current', rows: 6, rejectedRows: 3 });
     const objectKey = planned.plan.tasks[0].objectKey;
-    const rejections = await store.readRejections(planned.ref);
+    const rejections = await ledger.store.readRejections(planned.ref);
     expect(rejections.rejectedByReason).toEqual({
       'invalid-field:BilledCost': 2,
       'wrong-period:BillingPeriodStart': 1,
@@ -332,7 +338,7 @@ describe('period snapshots', () => {
   it('an execution with an unreadable file fails and never becomes current: the previous snapshot stays', async () => {
     const tenant = freshPrefix();
     await deliver(
-      store,
+      ledger.store,
       delivery(tenant, 'good', '2026-11-02T06:00:00.000Z', [hourLine('4', ACCOUNT, 'EC2', 0)]),
     );
     const broken = {
@@ -344,15 +350,15 @@ describe('period snapshots', () => {
       },
     };
 
-    const { planned, reports } = await deliver(store, broken);
+    const { planned, reports } = await deliver(ledger.store, broken);
 
     expect(reports[1].failed).toMatch(/part-1\.csv: .*BilledCost/);
-    expect(await store.readExecution(planned.ref)).toMatchObject({
+    expect(await ledger.store.readExecution(planned.ref)).toMatchObject({
       status: 'failed',
       failure: reports[1].failed,
     });
-    expect(await store.switchIfNewer(planned.ref)).toEqual({ outcome: 'incomplete' });
-    expect(await store.readCurrent(tenant, planned.ref.source, '2026-11')).toMatchObject({
+    expect(await ledger.store.switchIfNewer(planned.ref)).toEqual({ outcome: 'incomplete' });
+    expect(await ledger.store.readCurrent(tenant, planned.ref.source, '2026-11')).toMatchObject({
       executionId: 'good',
     });
     expect(await statement(tenant)).toEqual([expect.objectContaining({ total: '4', charges: 1 })]);
@@ -363,7 +369,7 @@ describe('period snapshots', () => {
     const service = 'S'.repeat(120);
     const accounts = Array.from({ length: 2500 }, (_, index) => String(300000000000 + index));
     const { planned } = await deliver(
-      store,
+      ledger.store,
       delivery(
         tenant,
         'wide',
@@ -373,9 +379,9 @@ describe('period snapshots', () => {
       { subChunkRows: 5000 },
     );
 
-    const parts = await dynamo.send(
+    const parts = await ledger.dynamo.send(
       new QueryCommand({
-        TableName: tables.ledgerTable,
+        TableName: ledger.tables.ledgerTable,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :chunk)',
         ExpressionAttributeValues: {
           ':pk': { S: exportPartitionKey(tenant, planned.ref.source, '2026-11') },
@@ -388,7 +394,7 @@ describe('period snapshots', () => {
       'EXEC#wide#CHUNK#00000.000000000000',
       'EXEC#wide#CHUNK#00000.000000000000#PART#01',
     ]);
-    const totals = await store.readSnapshotTotals(planned.ref);
+    const totals = await ledger.store.readSnapshotTotals(planned.ref);
     expect(Object.keys(totals)).toHaveLength(2500);
     expect(totals[accounts[2499]]).toEqual({
       USD: { total: '0.01', charges: 1, services: { [service]: '0.01' } },
@@ -397,7 +403,9 @@ describe('period snapshots', () => {
       expect.objectContaining({ total: '0.01', charges: 1 }),
     ]);
     expect(
-      (await readAllTotals(dynamo, tables.ledgerTable)).filter((row) => row.tenant === tenant),
+      (await readAllTotals(ledger.dynamo, ledger.tables.ledgerTable)).filter(
+        (row) => row.tenant === tenant,
+      ),
     ).toHaveLength(2500);
   });
 });

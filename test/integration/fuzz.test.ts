@@ -1,4 +1,3 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import {
   DeleteMessageBatchCommand,
@@ -13,13 +12,7 @@ import { SqsDeadLetters } from '../../lambda/adapters/sqs-dead-letters';
 import { processAlertBatch } from '../../lambda/core/alert-processor';
 import { processCostBatch } from '../../lambda/core/cost-processor';
 import { OUTCOMES } from '../../lambda/core/outcomes';
-import {
-  createLedgerTables,
-  localDynamo,
-  startLocalSqs,
-  type LedgerTables,
-  type LocalSqs,
-} from '../support/aws-local';
+import { useLocalQueuesAndLedger } from '../support/file-fixtures';
 import { costEvent } from '../support/cost-events';
 import { sqsRecord } from '../support/sqs-events';
 
@@ -86,29 +79,16 @@ const body = fc.oneof(
   hugeString,
 );
 
-let sqs: LocalSqs;
-let tables: LedgerTables;
-let dynamo: DynamoDBClient;
-
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-  dynamo = localDynamo();
-  tables = await createLedgerTables(dynamo);
-});
-
-afterAll(async () => {
-  dynamo.destroy();
-  await sqs.stop();
-});
+const local = useLocalQueuesAndLedger();
 
 const drain = async (queueUrl: string): Promise<number> => {
   let count = 0;
   for (;;) {
-    const { Messages = [] } = await sqs.client.send(
+    const { Messages = [] } = await local.sqs.client.send(
       new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }),
     );
     if (Messages.length === 0) {
-      const { Attributes = {} } = await sqs.client.send(
+      const { Attributes = {} } = await local.sqs.client.send(
         new GetQueueAttributesCommand({
           QueueUrl: queueUrl,
           AttributeNames: ['ApproximateNumberOfMessages'],
@@ -118,7 +98,7 @@ const drain = async (queueUrl: string): Promise<number> => {
       continue;
     }
     count += Messages.length;
-    await sqs.client.send(
+    await local.sqs.client.send(
       new DeleteMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: Messages.map((message, index) => ({
@@ -134,16 +114,16 @@ const settledOutcomes = OUTCOMES.filter((outcome) => outcome !== 'failed');
 
 describe('fuzz: arbitrary bodies never throw and each record ends in exactly one settled outcome', () => {
   it('cost stream', async () => {
-    const dlqUrl = await sqs.createQueue('fuzz-cost-dlq');
+    const dlqUrl = await local.sqs.createQueue('fuzz-cost-dlq');
     const ledger = new DynamoLedger({
-      client: dynamo,
-      ledgerTable: tables.ledgerTable,
-      dedupTable: tables.dedupTable,
+      client: local.dynamo,
+      ledgerTable: local.tables.ledgerTable,
+      dedupTable: local.tables.dedupTable,
       stream: 'cost-events',
       ttlSeconds: 3600,
     });
     const deadLetters = new SqsDeadLetters({
-      client: sqs.client,
+      client: local.sqs.client,
       queueUrl: dlqUrl,
       fifo: false,
       stream: 'cost-events',
@@ -172,19 +152,19 @@ describe('fuzz: arbitrary bodies never throw and each record ends in exactly one
   });
 
   it('alert stream', async () => {
-    const dlqUrl = await sqs.createQueue('fuzz-alert-dlq');
+    const dlqUrl = await local.sqs.createQueue('fuzz-alert-dlq');
     const sns = new SNSClient({ region: 'us-east-1' });
     mockClient(sns).on(PublishCommand).resolves({ MessageId: 'm' });
     const notifier = new SnsNotifier({
       sns,
-      dynamo,
+      dynamo: local.dynamo,
       topicArn: 'arn:aws:sns:us-east-1:1:n',
-      dedupTable: tables.dedupTable,
+      dedupTable: local.tables.dedupTable,
       stream: 'budget-alerts',
       ttlSeconds: 3600,
     });
     const deadLetters = new SqsDeadLetters({
-      client: sqs.client,
+      client: local.sqs.client,
       queueUrl: dlqUrl,
       fifo: false,
       stream: 'budget-alerts',

@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { parquetWriteRows, type ColumnSource, type Writer } from 'hyparquet-writer';
+import { focusParquetSchema } from '../../local/exports/parquet-schema';
 
 // The Node entry's fileWriter is not in the types this project's module resolution sees.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -323,31 +324,9 @@ export const writeFocusCsv = async (
   return truth.expected();
 };
 
-/** BilledCost as DECIMAL(38, 15) (exact, as a warehouse would type it); every other column a string. */
+/** Every column may hold a null; the types are focusParquetSchema's. */
 const parquetColumns = (): Omit<ColumnSource, 'data'>[] =>
   FOCUS_EXPORT_COLUMNS.map((name) => ({ name, nullable: true }));
-
-const parquetSchema = () => [
-  { name: 'root', num_children: FOCUS_EXPORT_COLUMNS.length },
-  ...FOCUS_EXPORT_COLUMNS.map((name) =>
-    name === 'BilledCost'
-      ? {
-          name,
-          type: 'FIXED_LEN_BYTE_ARRAY' as const,
-          type_length: 16,
-          repetition_type: 'OPTIONAL' as const,
-          converted_type: 'DECIMAL' as const,
-          precision: 38,
-          scale: AMOUNT_SCALE,
-        }
-      : {
-          name,
-          type: 'BYTE_ARRAY' as const,
-          repetition_type: 'OPTIONAL' as const,
-          converted_type: 'UTF8' as const,
-        },
-  ),
-];
 
 /** Writes the export as Parquet (`rowGroupSize` rows per row group) and returns its ground truth. */
 export const writeFocusParquet = async (
@@ -366,7 +345,7 @@ export const writeFocusParquet = async (
     writer: fileWriter(path),
     rows: rows(),
     columns: parquetColumns(),
-    schema: parquetSchema(),
+    schema: focusParquetSchema(FOCUS_EXPORT_COLUMNS, AMOUNT_SCALE),
     rowGroupSize: options.rowGroupSize,
   });
   return truth.expected();

@@ -58,24 +58,30 @@ export interface StreamFigures {
   costUsdPerMillionRows: CostPerMillionRows;
 }
 
+/** How the exports section was run: its options, as the report records them. */
+export interface ExportsRunConfig {
+  /** Rows of the generated export, split evenly over `files` data files (each format). */
+  rows: number;
+  files: number;
+  parquetRowGroupRows: number;
+  parquetRowsPerTask: number;
+  subChunkRows: number;
+  /** Workers sharing the tasks for the wall-time figure. */
+  workers: number;
+  /** Every n-th row is a bad row (rejected with its reason); 0 for none. */
+  badRowEvery: number;
+  /** Events of the clean stream workload the per-row SNS path is measured on. */
+  streamEvents: number;
+  seed: number;
+}
+
 export interface ExportsReport {
   schema: typeof EXPORTS_REPORT_SCHEMA;
   generatedAt: string;
   command: string;
   durationSeconds: number;
   machine: { nproc: number; memory: string; cpuModel: string; node: string; platform: string };
-  config: {
-    rows: number;
-    files: number;
-    parquetRowGroupRows: number;
-    parquetRowsPerTask: number;
-    subChunkRows: number;
-    workers: number;
-    badRowEvery: number;
-    streamEvents: number;
-    seed: number;
-    pricing: typeof PRICING;
-  };
+  config: ExportsRunConfig & { pricing: typeof PRICING };
   formats: Record<ExportFormat, FormatFigures>;
   stream: StreamFigures;
   goals: Goal[];

@@ -8,22 +8,15 @@
  */
 import { CHARGE_CATEGORIES, type CostEvent } from '../events';
 import {
-  optionalDecimal,
   optionalEnum,
-  optionalIdentifier,
-  optionalInstant,
-  optionalString,
-  optionalTags,
   optionalVersion,
   own,
-  requiredAmount,
-  requiredCurrency,
   requiredEnum,
   requiredIdentifier,
-  requiredInstant,
   type JsonObject,
 } from './fields';
 import { CHARGE_CLASSES, COST_TYPES, finishCostEvent, hasAnyKey } from './cost-common';
+import { amountFields, fieldReaders, periodFields } from './cost-fields';
 import { resolveSource, resolveTenant } from './scope';
 
 /** Keys only the canonical shape has (`amount`/`currency` are shared with snake_case). */
@@ -46,8 +39,8 @@ export const parseCanonicalCost = (
   message: JsonObject,
   attributes: Record<string, string>,
 ): CostEvent => {
-  const text = (key: string): string | undefined => optionalString(own(message, key), key);
-  const id = (key: string): string | undefined => optionalIdentifier(own(message, key), key);
+  const field = (key: string): unknown => own(message, key);
+  const { text, id } = fieldReaders(field);
   const lineItemId = id('lineItemId');
   const version =
     optionalVersion(own(message, 'version'), 'version') ??
@@ -61,9 +54,11 @@ export const parseCanonicalCost = (
       version,
       billingAccountId: id('billingAccountId'),
       accountId: requiredIdentifier(own(message, 'accountId'), 'accountId'),
-      billingPeriodStart: optionalInstant(own(message, 'billingPeriodStart'), 'billingPeriodStart'),
-      chargePeriodStart: requiredInstant(own(message, 'chargePeriodStart'), 'chargePeriodStart'),
-      chargePeriodEnd: optionalInstant(own(message, 'chargePeriodEnd'), 'chargePeriodEnd'),
+      ...periodFields(field, {
+        billingPeriodStart: 'billingPeriodStart',
+        chargePeriodStart: 'chargePeriodStart',
+        chargePeriodEnd: 'chargePeriodEnd',
+      }),
       chargeCategory: requiredEnum(
         own(message, 'chargeCategory'),
         'chargeCategory',
@@ -81,11 +76,13 @@ export const parseCanonicalCost = (
       chargeFrequency: text('chargeFrequency')?.toLowerCase(),
       commitmentDiscountId: id('commitmentDiscountId'),
       description: text('description'),
-      amount: requiredAmount(own(message, 'amount'), 'amount'),
-      currency: requiredCurrency(own(message, 'currency'), 'currency'),
-      usageQuantity: optionalDecimal(own(message, 'usageQuantity'), 'usageQuantity'),
-      usageUnit: text('usageUnit'),
-      tags: optionalTags(own(message, 'tags'), 'tags'),
+      ...amountFields(field, {
+        amount: 'amount',
+        currency: 'currency',
+        usageQuantity: 'usageQuantity',
+        usageUnit: 'usageUnit',
+        tags: 'tags',
+      }),
     },
     'chargePeriodEnd',
   );

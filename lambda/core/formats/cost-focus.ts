@@ -14,23 +14,9 @@
  */
 import { fail } from '../errors';
 import { CHARGE_CATEGORIES, type CostEvent } from '../events';
-import {
-  isBlank,
-  optionalDecimal,
-  optionalEnum,
-  optionalIdentifier,
-  optionalInstant,
-  optionalString,
-  optionalTags,
-  own,
-  requiredAmount,
-  requiredCurrency,
-  requiredEnum,
-  requiredInstant,
-  slugify,
-  type JsonObject,
-} from './fields';
+import { isBlank, optionalEnum, own, requiredEnum, slugify, type JsonObject } from './fields';
 import { CHARGE_CLASSES, finishCostEvent, hasAnyKey } from './cost-common';
+import { amountFields, fieldReaders, periodFields } from './cost-fields';
 import { resolveSource, resolveTenant } from './scope';
 
 export const FOCUS_MARKERS = [
@@ -72,8 +58,8 @@ const cell = (row: JsonObject, column: string): unknown => {
 };
 
 export const parseFocusRow = (row: JsonObject, attributes: Record<string, string>): CostEvent => {
-  const text = (column: string): string | undefined => optionalString(cell(row, column), column);
-  const id = (column: string): string | undefined => optionalIdentifier(cell(row, column), column);
+  const column = (name: string): unknown => cell(row, name);
+  const { text, id } = fieldReaders(column);
   const providerColumn = isBlank(cell(row, 'ProviderName'))
     ? 'ServiceProviderName'
     : 'ProviderName';
@@ -94,9 +80,11 @@ export const parseFocusRow = (row: JsonObject, attributes: Record<string, string
         provider !== undefined ? providerSlug(provider, providerColumn) : resolveSource(attributes),
       billingAccountId,
       accountId,
-      billingPeriodStart: optionalInstant(cell(row, 'BillingPeriodStart'), 'BillingPeriodStart'),
-      chargePeriodStart: requiredInstant(cell(row, 'ChargePeriodStart'), 'ChargePeriodStart'),
-      chargePeriodEnd: optionalInstant(cell(row, 'ChargePeriodEnd'), 'ChargePeriodEnd'),
+      ...periodFields(column, {
+        billingPeriodStart: 'BillingPeriodStart',
+        chargePeriodStart: 'ChargePeriodStart',
+        chargePeriodEnd: 'ChargePeriodEnd',
+      }),
       chargeCategory: requiredEnum(
         cell(row, 'ChargeCategory'),
         'ChargeCategory',
@@ -113,11 +101,13 @@ export const parseFocusRow = (row: JsonObject, attributes: Record<string, string
       pricingCategory: text('PricingCategory')?.toLowerCase(),
       chargeFrequency: text('ChargeFrequency')?.toLowerCase(),
       commitmentDiscountId: id('CommitmentDiscountId'),
-      amount: requiredAmount(cell(row, 'BilledCost'), 'BilledCost'),
-      currency: requiredCurrency(cell(row, 'BillingCurrency'), 'BillingCurrency'),
-      usageQuantity: optionalDecimal(cell(row, 'ConsumedQuantity'), 'ConsumedQuantity'),
-      usageUnit: text('ConsumedUnit'),
-      tags: optionalTags(cell(row, 'Tags'), 'Tags'),
+      ...amountFields(column, {
+        amount: 'BilledCost',
+        currency: 'BillingCurrency',
+        usageQuantity: 'ConsumedQuantity',
+        usageUnit: 'ConsumedUnit',
+        tags: 'Tags',
+      }),
     },
     'ChargePeriodEnd',
   );

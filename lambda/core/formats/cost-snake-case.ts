@@ -13,21 +13,9 @@
  * - source = `source` attribute, else `legacy`; tenant = `tenant` attribute, else `default`.
  */
 import type { ChargeCategory, CostEvent } from '../events';
-import {
-  optionalDecimal,
-  optionalIdentifier,
-  optionalInstant,
-  optionalString,
-  optionalTags,
-  own,
-  requiredAmount,
-  requiredCurrency,
-  requiredEnum,
-  requiredIdentifier,
-  requiredInstant,
-  type JsonObject,
-} from './fields';
+import { own, requiredEnum, requiredIdentifier, type JsonObject } from './fields';
 import { COST_TYPES, finishCostEvent, hasAnyKey, type CostType } from './cost-common';
+import { amountFields, fieldReaders, periodFields } from './cost-fields';
 import { resolveSource, resolveTenant } from './scope';
 
 export const SNAKE_CASE_MARKERS = [
@@ -53,8 +41,8 @@ export const parseSnakeCase = (
   message: JsonObject,
   attributes: Record<string, string>,
 ): CostEvent => {
-  const text = (key: string): string | undefined => optionalString(own(message, key), key);
-  const id = (key: string): string | undefined => optionalIdentifier(own(message, key), key);
+  const field = (key: string): unknown => own(message, key);
+  const { text, id } = fieldReaders(field);
   const account = requiredIdentifier(own(message, 'account_id'), 'account_id');
   const project = id('project_id');
   const costType = requiredEnum(own(message, 'cost_type'), 'cost_type', COST_TYPES);
@@ -64,8 +52,10 @@ export const parseSnakeCase = (
       source: resolveSource(attributes, undefined, LEGACY_SOURCE),
       billingAccountId: project !== undefined ? account : undefined,
       accountId: project ?? account,
-      chargePeriodStart: requiredInstant(own(message, 'usage_start_time'), 'usage_start_time'),
-      chargePeriodEnd: optionalInstant(own(message, 'usage_end_time'), 'usage_end_time'),
+      ...periodFields(field, {
+        chargePeriodStart: 'usage_start_time',
+        chargePeriodEnd: 'usage_end_time',
+      }),
       chargeCategory: CATEGORY_OF[costType],
       costType,
       service: text('service'),
@@ -74,11 +64,13 @@ export const parseSnakeCase = (
       region: id('region'),
       invoiceId: id('invoice_id'),
       description: text('sku_description'),
-      amount: requiredAmount(own(message, 'amount'), 'amount'),
-      currency: requiredCurrency(own(message, 'currency'), 'currency'),
-      usageQuantity: optionalDecimal(own(message, 'usage_amount'), 'usage_amount'),
-      usageUnit: text('usage_unit'),
-      tags: optionalTags(own(message, 'labels'), 'labels'),
+      ...amountFields(field, {
+        amount: 'amount',
+        currency: 'currency',
+        usageQuantity: 'usage_amount',
+        usageUnit: 'usage_unit',
+        tags: 'labels',
+      }),
     },
     'usage_end_time',
   );

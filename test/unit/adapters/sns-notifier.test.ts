@@ -1,25 +1,20 @@
-import { createHash } from 'node:crypto';
-import {
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  DynamoDBClient,
-  PutItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { DeleteItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { PublishCommand } from '@aws-sdk/client-sns';
 import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempotency';
-import { mockClient } from 'aws-sdk-client-mock';
 import { SnsNotifier } from '../../../lambda/adapters/sns-notifier';
 import type { AlertEvent } from '../../../lambda/core/events';
-import { lambdaContext } from '../../support/sqs-events';
-
-const credentials = { accessKeyId: 'x', secretAccessKey: 'x' };
-const dynamoClient = new DynamoDBClient({ region: 'us-east-1', credentials });
-const snsClient = new SNSClient({ region: 'us-east-1', credentials });
-const dynamo = mockClient(dynamoClient);
-const sns = mockClient(snsClient);
-const TOPIC = 'arn:aws:sns:us-east-1:123456789012:notifications';
-const TTL_SECONDS = 3600;
+import {
+  REMAINING_MS,
+  TOPIC,
+  answerSuccess,
+  claimCompleted,
+  claimHeld,
+  dynamo,
+  inInvocation,
+  notifierOptions,
+  sns,
+  storedPkOf,
+} from './publish-once-mocks';
 
 const alert: AlertEvent = {
   kind: 'budget-threshold',
@@ -36,43 +31,11 @@ const alert: AlertEvent = {
   severity: 'warning',
 };
 const KEY = 'alert-key-1';
-/** Powertools stores `<prefix>#<md5 of the JSON payload>`; the payload is our alert key. */
-const storedPk = `budget-alerts#${createHash('md5').update(JSON.stringify(KEY)).digest('base64')}`;
-const REMAINING_MS = 20_000;
+const storedPk = storedPkOf('budget-alerts', KEY);
 
-const notifier = () => {
-  const created = new SnsNotifier({
-    sns: snsClient,
-    dynamo: dynamoClient,
-    topicArn: TOPIC,
-    dedupTable: 'dedup',
-    stream: 'budget-alerts',
-    ttlSeconds: TTL_SECONDS,
-  });
-  created.useContext(lambdaContext(REMAINING_MS));
-  return created;
-};
+const notifier = () => inInvocation(new SnsNotifier(notifierOptions('budget-alerts')));
 
-/** What DynamoDB answers when the claim is already there, with the item it holds. */
-const claimHeld = (item: Record<string, unknown>) =>
-  new ConditionalCheckFailedException({
-    message: 'The conditional request failed',
-    $metadata: {},
-    Item: {
-      pk: { S: storedPk },
-      expiresAt: { N: String(Math.floor(Date.now() / 1000) + TTL_SECONDS) },
-      ...item,
-    },
-  });
-
-beforeEach(() => {
-  dynamo.reset();
-  sns.reset();
-  dynamo.on(PutItemCommand).resolves({});
-  dynamo.on(UpdateItemCommand).resolves({});
-  dynamo.on(DeleteItemCommand).resolves({});
-  sns.on(PublishCommand).resolves({ MessageId: 'm' });
-});
+beforeEach(answerSuccess);
 
 describe('SnsNotifier', () => {
   it('first delivery: claims the key in progress, publishes one readable message, marks the claim completed', async () => {
@@ -111,12 +74,7 @@ describe('SnsNotifier', () => {
   });
 
   it('an alert already notified is a duplicate: no publish', async () => {
-    dynamo.on(PutItemCommand).rejects(
-      claimHeld({
-        status: { S: 'COMPLETED' },
-        data: { M: { nonce: { S: 'nonce-of-the-first-delivery' } } },
-      }),
-    );
+    dynamo.on(PutItemCommand).rejects(claimCompleted(storedPk));
 
     expect(await notifier().notifyOnce(KEY, alert)).toBe('duplicate');
     expect(sns.commandCalls(PublishCommand)).toHaveLength(0);
@@ -124,7 +82,7 @@ describe('SnsNotifier', () => {
 
   it('an alert another invocation is notifying right now fails (to be retried), without publishing', async () => {
     dynamo.on(PutItemCommand).rejects(
-      claimHeld({
+      claimHeld(storedPk, {
         status: { S: 'INPROGRESS' },
         in_progress_expiration: { N: String(Date.now() + 60_000) },
       }),
