@@ -245,15 +245,11 @@ export class StatelessStack extends Stack {
     // ---------------- outputs (stable ids, no exports: tools read them by stack name) ----------------
     const out = (id: string, value: string, description: string) =>
       new CfnOutput(this, id, { value, description });
-    out(STATELESS_OUTPUTS.stage, stage, 'Deployment stage');
-    for (const [index, stream] of STREAM_DEFINITIONS.entries()) {
-      const ids = streamOutputs(stream.name);
-      const pipeline = this.pipelines[index];
-      const label = stream.label;
-      const topicArn = streamTopics[stream.name].topicArn;
-      out(ids.topicArn, topicArn, topicWiringOf(stream.name, config).outputDescription);
-      if (stream.name === COST_STREAM)
-        out(STATELESS_OUTPUTS.costEventsStreamKind, config.costStreamKind, 'fifo or standard');
+    const pipelineOutputs = (
+      ids: Record<'queueUrl' | 'queueArn' | 'dlqUrl' | 'dlqArn' | 'consumerFunctionName', string>,
+      pipeline: QueueConsumer,
+      label: string,
+    ) => {
       out(ids.queueUrl, pipeline.queue.queueUrl, `${label} source queue`);
       out(ids.queueArn, pipeline.queue.queueArn, `${label} source queue ARN`);
       out(ids.dlqUrl, pipeline.deadLetterQueue.queueUrl, `${label} dead-letter queue`);
@@ -263,6 +259,17 @@ export class StatelessStack extends Stack {
         pipeline.consumer.fn.functionName,
         `Consumer of the ${label.toLowerCase()} queue`,
       );
+    };
+    out(STATELESS_OUTPUTS.stage, stage, 'Deployment stage');
+    for (const [index, stream] of STREAM_DEFINITIONS.entries()) {
+      const ids = streamOutputs(stream.name);
+      const pipeline = this.pipelines[index];
+      const label = stream.label;
+      const topicArn = streamTopics[stream.name].topicArn;
+      out(ids.topicArn, topicArn, topicWiringOf(stream.name, config).outputDescription);
+      if (stream.name === COST_STREAM)
+        out(STATELESS_OUTPUTS.costEventsStreamKind, config.costStreamKind, 'fifo or standard');
+      pipelineOutputs(ids, pipeline, label);
     }
     const { deliveries, chunks, deliveriesTopic } = this.exports;
     out(
@@ -279,15 +286,7 @@ export class StatelessStack extends Stack {
       [EXPORT_DELIVERIES_OUTPUTS, deliveries, 'Export deliveries'],
       [EXPORT_CHUNKS_OUTPUTS, chunks, 'Export chunks'],
     ] as const) {
-      out(ids.queueUrl, pipeline.queue.queueUrl, `${label} source queue`);
-      out(ids.queueArn, pipeline.queue.queueArn, `${label} source queue ARN`);
-      out(ids.dlqUrl, pipeline.deadLetterQueue.queueUrl, `${label} dead-letter queue`);
-      out(ids.dlqArn, pipeline.deadLetterQueue.queueArn, `${label} dead-letter queue ARN`);
-      out(
-        ids.consumerFunctionName,
-        pipeline.consumer.fn.functionName,
-        `Consumer of the ${label.toLowerCase()} queue`,
-      );
+      pipelineOutputs(ids, pipeline, label);
     }
     out(
       STATELESS_OUTPUTS.notificationsTopicArn,
