@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --events 20000 --reps 5 --crash-events 2000 --consumers 4 --seed N --out dir]`
+ * `npm run bench [-- --events 20000 --hot-events 6000 --reps 5 --crash-events 1000 --consumers 4 --seed N --out dir]`
  * `npm run bench -- --sections exports [--export-rows 1000000 --export-stream-events 20000]`
  *
  * Ours (lambda/handlers/cost-ledger.ts) vs the Powertools baseline (bench/baseline/), side by side in one
@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { measureBundles, ROOT } from './lib/bundle';
+import { measureInit, ROOT } from './lib/bundle';
 import {
   runImplementation,
   type ImplementationName,
@@ -19,17 +19,19 @@ import {
   type RunResult,
 } from './lib/harness';
 import { EXPORTS_DEFAULTS, runExportsBench } from './lib/exports-bench';
-import { measureKeyPath } from './lib/keypath';
 import {
   computeGoals,
   crashRow,
   PRICING,
   renderMarkdown,
+  QUEUES,
   renderSvg,
   REPORT_SCHEMA,
+  WORKLOADS,
   summarize,
   type CrashRow,
   type Report,
+  type WorkloadName,
 } from './lib/report';
 import {
   computeExportGoals,
@@ -43,17 +45,28 @@ import {
   withDynamoDb,
   writeJsonAndMarkdown,
 } from './lib/session';
-import { DEFAULT_WORKLOAD, generateWorkload } from './lib/workload';
+import {
+  DEFAULT_WORKLOAD,
+  generateWorkload,
+  HOT_WORKLOAD,
+  type WorkloadOptions,
+} from './lib/workload';
 
 export interface BenchOptions {
   events: number;
+  /** Events of the hot-account workload per implementation and queue kind. */
+  hotEvents: number;
   reps: number;
   crashEvents: number;
   crashRates: number[];
   consumers: number;
+  /** Concurrent execution environments on the hot-account workload. */
+  hotConsumers: number;
   seed: number;
   out: string;
   initSamples: number;
+  /** The `node` binary that loads the bundles for the init figures (the runtime's major version). */
+  initNode?: string;
   quiet: boolean;
   /** Use this DynamoDB endpoint instead of starting (and stopping) a DynamoDB Local. */
   endpoint?: string;
@@ -68,10 +81,12 @@ const SECTIONS: BenchSection[] = ['stream', 'exports'];
 
 export const DEFAULTS: BenchOptions = {
   events: 20_000,
+  hotEvents: 6_000,
   reps: 5,
   crashEvents: 1_000,
   crashRates: [0.005, 0.05],
   consumers: 4,
+  hotConsumers: 16,
   seed: DEFAULT_WORKLOAD.seed,
   out: path.join(ROOT, 'bench', 'results'),
   initSamples: 20,
@@ -94,6 +109,15 @@ export const parseArgs = (argv: string[]): BenchOptions => {
     switch (flag) {
       case '--events':
         options.events = integer('--events');
+        break;
+      case '--hot-events':
+        options.hotEvents = integer('--hot-events');
+        break;
+      case '--hot-consumers':
+        options.hotConsumers = integer('--hot-consumers');
+        break;
+      case '--init-node':
+        options.initNode = value();
         break;
       case '--reps':
         options.reps = integer('--reps');
@@ -165,13 +189,14 @@ const machine = () => {
   };
 };
 
-const QUEUES: QueueKind[] = ['standard', 'fifo'];
-
 /** Rare crash rates get longer runs (up to 3×) so that some crashes actually happen. */
 export const crashEventsFor = (crashEvents: number, rate: number): number =>
   Math.round(crashEvents * Math.min(3, Math.max(1, 0.05 / rate)));
 const IMPLEMENTATIONS: ImplementationName[] = ['ours', 'baseline'];
+/** The consumers' Lambda timeout in the default configuration: the remaining time of a fault-free run. */
+const FUNCTION_TIMEOUT_MS = 30_000;
 const TIMING = {
+  // Crash runs: a compressed timeout, so that a crashed batch comes back after the lease has expired.
   leaseMs: 1000,
   retryDelayMs: 250,
   crashRedeliveryMs: 1200,
@@ -179,78 +204,113 @@ const TIMING = {
   batchSize: 10,
 };
 
+const WORKLOAD_PRESETS: Record<WorkloadName, Omit<WorkloadOptions, 'events'>> = {
+  default: DEFAULT_WORKLOAD,
+  hot: HOT_WORKLOAD,
+};
+type Runs = Record<QueueKind, Record<ImplementationName, RunResult[]>>;
+const noRuns = (): Runs => ({
+  standard: { ours: [], baseline: [] },
+  fifo: { ours: [], baseline: [] },
+});
+
+/** Mean DynamoDB writes per invocation over fault-free runs: the range of a mid-batch crash point. */
+const writesPerInvocationOf = (clean: RunResult[]): number =>
+  clean.reduce((n, r) => n + r.writesPerInvocation * r.invocations, 0) /
+  Math.max(
+    1,
+    clean.reduce((n, r) => n + r.invocations, 0),
+  );
+
 export const runBench = async (options: BenchOptions): Promise<Report> => {
   const began = Date.now();
   const log = benchLogger('bench', options.quiet, began);
   quietHandlers();
-  const eventsPerRepetition = Math.max(1, Math.floor(options.events / options.reps));
-  const workloadOf = (events: number, seed: number) =>
-    generateWorkload({ ...DEFAULT_WORKLOAD, events, seed });
+  const sizes: Record<WorkloadName, { events: number; consumers: number }> = {
+    default: { events: options.events, consumers: options.consumers },
+    hot: { events: options.hotEvents, consumers: options.hotConsumers },
+  };
+  const perRepetition = (workload: WorkloadName) =>
+    Math.max(1, Math.floor(sizes[workload].events / options.reps));
+  const workloadOf = (workload: WorkloadName, events: number, seed: number) =>
+    generateWorkload({ ...WORKLOAD_PRESETS[workload], events, seed });
 
-  log('key path micro-benchmark');
-  const keyPath = measureKeyPath(
-    workloadOf(Math.min(eventsPerRepetition, 10_000), options.seed),
-    5,
-    10_000,
-  );
-  log(`key path: ${keyPath.keyPathEventsPerSecond.toFixed(0)} events/s/core`);
-  log(`bundles and ${options.initSamples} cold imports each`);
-  const bundles = await measureBundles(options.initSamples);
+  log(`bundles and ${options.initSamples} cold loads of each shape`);
+  const init = await measureInit(options.initSamples, options.initNode);
 
   return withDynamoDb(options.endpoint, log, async (endpoint) => {
     const run = (
+      workload: WorkloadName,
       overrides: Partial<RunOptions> & Pick<RunOptions, 'implementation' | 'queue' | 'workload'>,
-    ) => runImplementation({ endpoint, consumers: options.consumers, ...TIMING, ...overrides });
+    ) =>
+      runImplementation({
+        endpoint,
+        consumers: sizes[workload].consumers,
+        ...TIMING,
+        ...overrides,
+      });
 
+    // Fault-free runs get the real timeout: with a compressed one, invocations slowed down by a busy
+    // machine would outlive the Powertools in-progress lease and the baseline would double-apply.
+    const clean = { leaseMs: FUNCTION_TIMEOUT_MS };
     log('warm-up (JIT, DynamoDB Local), not measured');
-    const warmup = workloadOf(Math.min(400, eventsPerRepetition), options.seed + 999);
-    for (const queue of QUEUES)
-      for (const implementation of IMPLEMENTATIONS)
-        await run({ implementation, queue, workload: warmup });
+    for (const workload of WORKLOADS) {
+      const warmup = workloadOf(
+        workload,
+        Math.min(400, perRepetition(workload)),
+        options.seed + 999,
+      );
+      for (const queue of QUEUES)
+        for (const implementation of IMPLEMENTATIONS)
+          await run(workload, { implementation, queue, workload: warmup, ...clean });
+    }
 
-    const runs: Record<QueueKind, Record<ImplementationName, RunResult[]>> = {
-      standard: { ours: [], baseline: [] },
-      fifo: { ours: [], baseline: [] },
-    };
+    const runs: Record<WorkloadName, Runs> = { default: noRuns(), hot: noRuns() };
     for (let rep = 0; rep < options.reps; rep++) {
-      const workload = workloadOf(eventsPerRepetition, options.seed + rep);
-      for (const queue of QUEUES) {
-        // Alternate who goes first so slow drift on a shared machine does not favour one side.
-        const order = rep % 2 === 0 ? IMPLEMENTATIONS : [...IMPLEMENTATIONS].reverse();
-        for (const implementation of order) {
-          const result = await run({ implementation, queue, workload });
-          runs[queue][implementation].push(result);
-          log(
-            `rep ${rep + 1}/${options.reps} ${queue.padEnd(8)} ${implementation.padEnd(8)} ${result.eventsPerSecond.toFixed(0).padStart(5)} events/s, ${(result.totalRequests / result.events).toFixed(3)} req/event`,
-          );
+      for (const workload of WORKLOADS) {
+        const deliveries = workloadOf(workload, perRepetition(workload), options.seed + rep);
+        for (const queue of QUEUES) {
+          // Alternate who goes first so slow drift on a shared machine does not favour one side.
+          const order = rep % 2 === 0 ? IMPLEMENTATIONS : [...IMPLEMENTATIONS].reverse();
+          for (const implementation of order) {
+            const result = await run(workload, {
+              implementation,
+              queue,
+              workload: deliveries,
+              ...clean,
+            });
+            runs[workload][queue][implementation].push(result);
+            log(
+              `rep ${rep + 1}/${options.reps} ${workload.padEnd(7)} ${queue.padEnd(8)} ${implementation.padEnd(8)} ${result.eventsPerSecond.toFixed(0).padStart(5)} events/s, ${(result.totalRequests / result.events).toFixed(3)} req/event, ${result.cancelledTransactions} cancelled`,
+            );
+          }
         }
       }
     }
 
     const crash: CrashRow[] = [];
-    for (const rate of options.crashRates) {
+    // The hot account crashes at the highest rate only: its point is contention plus crashes.
+    const crashPlans: { workload: WorkloadName; rate: number }[] = [
+      ...options.crashRates.map((rate) => ({ workload: 'default' as const, rate })),
+      { workload: 'hot', rate: Math.max(...options.crashRates) },
+    ];
+    for (const { workload, rate } of crashPlans) {
       const crashWorkload = workloadOf(
+        workload,
         crashEventsFor(options.crashEvents, rate),
         options.seed + 777,
       );
       for (const mode of ['ack-lost', 'mid-batch'] as const) {
         for (const queue of QUEUES) {
           for (const implementation of IMPLEMENTATIONS) {
-            const clean = runs[queue][implementation];
-            const writesPerInvocation =
-              clean.reduce((n, r) => n + r.writesPerInvocation * r.invocations, 0) /
-              Math.max(
-                1,
-                clean.reduce((n, r) => n + r.invocations, 0),
-              );
-            const result = await run({
+            const result = await run(workload, {
               implementation,
               queue,
               workload: crashWorkload,
               crash: {
                 mode,
                 rate,
-                writesPerInvocation,
+                writesPerInvocation: writesPerInvocationOf(runs[workload][queue][implementation]),
                 // Same crash schedule for both implementations; a different one per rate, mode and queue.
                 seed:
                   options.seed +
@@ -259,15 +319,36 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
                   (queue === 'fifo' ? 1 : 0),
               },
             });
-            crash.push(crashRow(result, mode, rate));
+            crash.push(crashRow(result, workload, mode, rate));
             log(
-              `crash ${mode.padEnd(9)} ${(rate * 100).toFixed(1)}% ${queue.padEnd(8)} ${implementation.padEnd(8)} crashes ${result.crashes}, double ${result.correctness.doubleApplied}, lost ${result.correctness.lost}`,
+              `crash ${workload.padEnd(7)} ${mode.padEnd(9)} ${(rate * 100).toFixed(1)}% ${queue.padEnd(8)} ${implementation.padEnd(8)} crashes ${result.crashes}, double ${result.correctness.doubleApplied}, lost ${result.correctness.lost}`,
             );
           }
         }
       }
     }
 
+    const workloadConfig = (workload: WorkloadName) => {
+      const preset = WORKLOAD_PRESETS[workload];
+      return {
+        events: perRepetition(workload) * options.reps,
+        repetitions: options.reps,
+        eventsPerRepetition: perRepetition(workload),
+        consumers: sizes[workload].consumers,
+        tenants: preset.hotAccount ? 1 : preset.tenants,
+        accountsPerTenant: preset.hotAccount ? 1 : preset.accountsPerTenant,
+      };
+    };
+    const figures = (workload: WorkloadName) => ({
+      standard: {
+        ours: summarize(runs[workload].standard.ours),
+        baseline: summarize(runs[workload].standard.baseline),
+      },
+      fifo: {
+        ours: summarize(runs[workload].fifo.ours),
+        baseline: summarize(runs[workload].fifo.baseline),
+      },
+    });
     const partial: Omit<Report, 'goals'> = {
       schema: REPORT_SCHEMA,
       generatedAt: new Date().toISOString(),
@@ -275,14 +356,12 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
       durationSeconds: 0,
       machine: machine(),
       config: {
-        events: eventsPerRepetition * options.reps,
-        repetitions: options.reps,
-        eventsPerRepetition,
-        consumers: options.consumers,
+        workloads: { default: workloadConfig('default'), hot: workloadConfig('hot') },
         batchSize: TIMING.batchSize,
         crashEvents: options.crashEvents,
         crashRates: options.crashRates,
         leaseMs: TIMING.leaseMs,
+        cleanLeaseMs: FUNCTION_TIMEOUT_MS,
         retryDelayMs: TIMING.retryDelayMs,
         crashRedeliveryMs: TIMING.crashRedeliveryMs,
         seed: options.seed,
@@ -290,23 +369,14 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
           duplicateShare: DEFAULT_WORKLOAD.duplicateShare,
           restatementShare: DEFAULT_WORKLOAD.restatementShare,
           poisonShare: DEFAULT_WORKLOAD.poisonShare,
-          tenants: DEFAULT_WORKLOAD.tenants,
-          accountsPerTenant: DEFAULT_WORKLOAD.accountsPerTenant,
         },
         dlq: 'counting stub (SQS client middleware answers SendMessage in-process)',
         feed: 'batches fed directly to the handlers (no SQS in the loop; an in-memory queue model redelivers unacknowledged records)',
         pricing: PRICING,
       },
-      throughput: {
-        standard: {
-          ours: summarize(runs.standard.ours),
-          baseline: summarize(runs.standard.baseline),
-        },
-        fifo: { ours: summarize(runs.fifo.ours), baseline: summarize(runs.fifo.baseline) },
-      },
+      throughput: { default: figures('default'), hot: figures('hot') },
       crash,
-      keyPath,
-      bundles,
+      init,
     };
     partial.durationSeconds = (Date.now() - began) / 1000;
     const report: Report = { ...partial, goals: computeGoals(partial) };

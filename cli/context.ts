@@ -7,6 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { STSClient } from '@aws-sdk/client-sts';
 import { annotateErrors } from './errors';
 
 export interface Output {
@@ -29,6 +30,7 @@ export interface AwsClients {
   dynamo: DynamoDBClient;
   cloudformation: CloudFormationClient;
   s3: S3Client;
+  sts: STSClient;
 }
 
 /** Test seams: clients, clock, sleep, poll interval. */
@@ -51,6 +53,7 @@ export interface AwsSettings {
     sns?: string;
     cloudformation?: string;
     s3?: string;
+    sts?: string;
   };
   /** Loopback emulators accept any key: used when the outputs file points at them and no credentials are set. */
   localCredentials: boolean;
@@ -107,6 +110,10 @@ export class ClientPool {
       () =>
         new S3Client({ ...this.config('s3'), forcePathStyle: Boolean(this.settings.endpoints.s3) }),
     );
+  }
+  /** Who the caller is: period close, reopen and charge void record it. */
+  get sts(): STSClient {
+    return this.get('sts', () => new STSClient(this.config('sts')));
   }
   get cloudformation(): CloudFormationClient {
     return this.get(

@@ -40,6 +40,8 @@ export const IAM_ACTION_OF_COMMAND: Readonly<Record<string, string>> = {
   QueryCommand: 'dynamodb:Query',
   ScanCommand: 'dynamodb:Scan',
   GetItemCommand: 'dynamodb:GetItem',
+  BatchGetItemCommand: 'dynamodb:BatchGetItem',
+  GetCallerIdentityCommand: 'sts:GetCallerIdentity',
   PutObjectCommand: 's3:PutObject',
   ListObjectsCommand: 's3:ListBucket',
   CreateMultipartUploadCommand: 's3:PutObject',

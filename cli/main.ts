@@ -8,6 +8,10 @@ import { publishCommand } from './commands/publish';
 import { peekCommand, redriveCommand } from './commands/dlq';
 import { ledgerCommand } from './commands/ledger';
 import { registerExportCommands } from './commands/export';
+import { periodActionCommand, periodStatusCommand } from './commands/period';
+import { chargeVoidCommand } from './commands/charge';
+import { LATE_CHARGE_POLICY_CHOICES } from './operations/periods';
+import type { LateChargePolicy } from '../lambda/core/ports';
 import type { CliDeps, CliIo } from './context';
 import { describeError, EXIT } from './errors';
 import { STREAMS, type Stream } from './resources';
@@ -89,7 +93,7 @@ export const buildProgram = (
 
   const program = new Command('billing-dedup')
     .description(
-      'Operate billing-dedup: publish/replay billing events, upload and follow billing exports, inspect and redrive DLQs, read the ledger.',
+      'Operate billing-dedup: publish/replay billing events, upload and follow billing exports, inspect and redrive DLQs, read the ledger, close billing periods, void charges.',
     )
     .exitOverride()
     .configureOutput({
@@ -259,6 +263,112 @@ export const buildProgram = (
   );
 
   registerExportCommands(program, (command) => withCommon(command), withSession);
+
+  const period = program
+    .command('period')
+    .description('Close, reopen and inspect billing periods (per tenant, account and month)');
+  const periodKeyOptions = (command: Command): Command =>
+    command
+      .option('--tenant <tenant>', 'tenant', 'default')
+      .requiredOption('--account <id>', 'account id')
+      .requiredOption('--period <yyyy-mm>', 'billing period')
+      .option('--table <name>', 'ledger table name (instead of discovery)')
+      .option('--json', 'the period as JSON on stdout');
+  for (const action of ['close', 'reopen'] as const)
+    withCommon(
+      periodKeyOptions(
+        period
+          .command(action)
+          .description(
+            action === 'close'
+              ? 'Close a billing period: its total is final; later charges follow the late-charge policy'
+              : 'Reopen a closed billing period (audited; later charges land in it again)',
+          ),
+      ).option(
+        '--reason <text>',
+        action === 'close'
+          ? 'why (kept in the audit record)'
+          : 'why (required; kept in the audit record)',
+      ),
+    ).action((options: Record<string, unknown>) =>
+      withSession(options, (session) =>
+        periodActionCommand(
+          action,
+          {
+            tenant: options.tenant as string,
+            account: options.account as string,
+            period: options.period as string,
+            reason: options.reason as string | undefined,
+            json: options.json === true,
+          },
+          session,
+        ),
+      ),
+    );
+  withCommon(
+    period
+      .command('status')
+      .description(
+        'Each billing period: state, total at close, corrections booked after it, who closed it, when and why',
+      )
+      .option('--tenant <tenant>', 'tenant', 'default')
+      .option('--account <id>', 'account id (default: every account of the tenant)')
+      .option('--period <yyyy-mm>', 'billing period (default: every period)')
+      .option('--table <name>', 'ledger table name (instead of discovery)')
+      .option('--json', 'periods as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      periodStatusCommand(
+        {
+          tenant: options.tenant as string,
+          account: options.account as string | undefined,
+          period: options.period as string | undefined,
+          json: options.json === true,
+        },
+        session,
+      ),
+    ),
+  );
+
+  const charge = program.command('charge').description('Act on one charge of the ledger');
+  withCommon(
+    charge
+      .command('void')
+      .description(
+        'Void one charge (reverses its amount; the charge and an audit record stay; later copies change nothing)',
+      )
+      .option('--tenant <tenant>', 'tenant', 'default')
+      .requiredOption('--account <id>', 'account id')
+      .requiredOption('--period <yyyy-mm>', 'billing period of the charge')
+      .requiredOption(
+        '--charge <ref>',
+        'the charge: its sort key (CHARGE#…, see ledger --json), a unique digest prefix, or its identity id',
+      )
+      .requiredOption('--reason <text>', 'why (kept in the audit record)')
+      .addOption(
+        new Option(
+          '--policy <policy>',
+          'late-charge policy when the period is closed (default: the stack output LateChargePolicy)',
+        ).choices([...LATE_CHARGE_POLICY_CHOICES]),
+      )
+      .option('--table <name>', 'ledger table name (instead of discovery)')
+      .option('--json', 'result as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      chargeVoidCommand(
+        {
+          tenant: options.tenant as string,
+          account: options.account as string,
+          period: options.period as string,
+          charge: options.charge as string,
+          reason: options.reason as string,
+          policy: options.policy as LateChargePolicy | undefined,
+          json: options.json === true,
+        },
+        session,
+      ),
+    ),
+  );
 
   return program;
 };

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { STACK_OUTPUTS, streamOutputs } from '../contract/outputs';
+import { STACK_OUTPUTS, streamOutputs, TENANT_TOPICS_OUTPUT } from '../contract/outputs';
 import { STREAM_NAMES, type StreamName, isStreamName } from '../contract/streams';
 import { CliError, UsageError } from './errors';
 
@@ -185,6 +185,30 @@ export class Resources {
     );
   }
 
+  /**
+   * The cost-events topic bound to `tenant` (docs/threat-model.md); undefined when `--topic` is given or
+   * the stage has no tenant topics (then the tenant travels as a message attribute to the shared topic).
+   */
+  async tenantTopicArn(tenant: string): Promise<string | undefined> {
+    if (this.flags.topic) return undefined;
+    const discovered = await this.outputs();
+    const text = discovered?.outputs[TENANT_TOPICS_OUTPUT];
+    if (!discovered || !text) return undefined;
+    let topics: Record<string, unknown>;
+    try {
+      topics = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new UsageError(`${discovered.origin}: output ${TENANT_TOPICS_OUTPUT} is not JSON`);
+    }
+    const arn = topics[tenant];
+    if (typeof arn === 'string') return arn;
+    throw new UsageError(
+      `${discovered.origin} has no cost-events topic for tenant "${tenant}" (tenants with a topic: ` +
+        `${Object.keys(topics).join(', ') || 'none'}): fix --tenant, or add the tenant to the stage's ` +
+        '`tenants` configuration and deploy',
+    );
+  }
+
   async queueUrl(stream: Stream): Promise<string> {
     return (
       this.flags.queueUrl ??
@@ -211,6 +235,11 @@ export class Resources {
       this.flags.bucket ??
       this.lookup(STACK_OUTPUTS.exportBucketName, '--bucket', 'billing export bucket name')
     );
+  }
+
+  /** The stage's late-charge policy when discovered (undefined otherwise: the caller asks for a flag). */
+  async lateChargePolicy(): Promise<string | undefined> {
+    return (await this.outputs())?.outputs[STACK_OUTPUTS.lateChargePolicy];
   }
 
   async ledgerTable(): Promise<string> {

@@ -4,6 +4,8 @@
  * the variable). Defaults shared with the CDK configuration live here too.
  */
 
+import { parseTenantBindingsJson, type TenantBindings } from './tenant-bindings';
+
 /** Variable names by the setting they carry. */
 export const ENV = {
   streamName: 'STREAM_NAME',
@@ -15,12 +17,16 @@ export const ENV = {
   maxConcurrency: 'MAX_CONCURRENCY',
   ledgerTableName: 'LEDGER_TABLE_NAME',
   notificationsTopicArn: 'NOTIFICATIONS_TOPIC_ARN',
+  tenantBindings: 'TENANT_BINDINGS',
   exportBucketName: 'EXPORT_BUCKET_NAME',
   exportSources: 'EXPORT_SOURCES',
   chunkQueueUrl: 'CHUNK_QUEUE_URL',
   exportDiffThreshold: 'EXPORT_DIFF_THRESHOLD',
   exportCsvSubchunkRows: 'EXPORT_CSV_SUBCHUNK_ROWS',
   exportParquetRowsPerTask: 'EXPORT_PARQUET_ROWS_PER_TASK',
+  autoCloseAfterDays: 'AUTO_CLOSE_AFTER_DAYS',
+  totalShards: 'TOTAL_SHARDS',
+  lateChargePolicy: 'LATE_CHARGE_POLICY',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   logLevel: 'POWERTOOLS_LOG_LEVEL',
@@ -35,6 +41,14 @@ export type QueueKind = (typeof QUEUE_KINDS)[number];
 /** `raw`: raw message delivery (every subscription of the app); `envelope`: the SNS notification JSON. */
 export const DELIVERY_MODES = ['raw', 'envelope'] as const;
 export type DeliveryMode = (typeof DELIVERY_MODES)[number];
+
+/** What the ledger does with an effect whose billing period is closed (docs/ledger.md). */
+export const LATE_CHARGE_POLICIES = ['roll-forward', 'reject'] as const;
+export type LateChargePolicy = (typeof LATE_CHARGE_POLICIES)[number];
+export const DEFAULT_LATE_CHARGE_POLICY: LateChargePolicy = 'roll-forward';
+/** Total shards per account-period the cost consumer spreads commits over (1..32). */
+export const DEFAULT_TOTAL_SHARDS = 8;
+export const MAX_TOTAL_SHARDS = 32;
 
 export const SECONDS_PER_DAY = 86_400;
 /** Dedup claim lifetime: the CDK default (`dedupTtlDays`) and the consumers' fallback. */
@@ -60,6 +74,8 @@ export type ConsumerEnvironment = {
             | 'maxConcurrency'
             | 'exportCsvSubchunkRows'
             | 'exportParquetRowsPerTask'
+            | 'autoCloseAfterDays'
+            | 'totalShards'
         ? number
         : string;
 };
@@ -115,4 +131,25 @@ export const readDeliveryMode = (env: EnvironmentSource): DeliveryMode => {
         `message delivery on or off), got ${JSON.stringify(text)}`,
     );
   return mode;
+};
+
+/** TENANT_BINDINGS of the cost consumer (contract/tenant-bindings.ts); unset: no tenant topics. */
+export const readTenantBindings = (env: EnvironmentSource): TenantBindings | undefined =>
+  parseTenantBindingsJson(trimmed(env, ENV.tenantBindings), ENV.tenantBindings);
+
+export const readTotalShards = (env: EnvironmentSource): number => {
+  const shards = readPositiveInteger(env, ENV.totalShards, DEFAULT_TOTAL_SHARDS);
+  if (shards > MAX_TOTAL_SHARDS)
+    throw new Error(`Environment variable ${ENV.totalShards} must be 1..${MAX_TOTAL_SHARDS}`);
+  return shards;
+};
+
+export const readLateChargePolicy = (env: EnvironmentSource): LateChargePolicy => {
+  const text = trimmed(env, ENV.lateChargePolicy) ?? DEFAULT_LATE_CHARGE_POLICY;
+  const policy = LATE_CHARGE_POLICIES.find((candidate) => candidate === text);
+  if (!policy)
+    throw new Error(
+      `Environment variable ${ENV.lateChargePolicy} must be ${LATE_CHARGE_POLICIES.join(' or ')}, got ${JSON.stringify(text)}`,
+    );
+  return policy;
 };

@@ -12,11 +12,16 @@ export const STATEFUL_OUTPUTS = {
 export const STATELESS_OUTPUTS = {
   stage: 'Stage',
   costEventsStreamKind: 'CostEventsStreamKind',
+  /** `roll-forward` or `reject`: what `charge void` does in a closed period. */
+  lateChargePolicy: 'LateChargePolicy',
   notificationsTopicArn: 'NotificationsTopicArn',
   opsTopicArn: 'OpsTopicArn',
   dlqOperatorRoleArn: 'DlqOperatorRoleArn',
   dashboardName: 'DashboardName',
 } as const;
+
+/** Only with `tenants` configured: each tenant's cost-events topic ARN, as JSON `{ "<tenant>": "<arn>" }`. */
+export const TENANT_TOPICS_OUTPUT = 'CostEventsTenantTopicArns';
 
 /** Every output id: the stacks write them, the CLI and the local run read them. */
 export const STACK_OUTPUTS = {

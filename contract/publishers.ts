@@ -33,6 +33,16 @@ export const SERVICE_PUBLISHERS = {
     name: 'CostAnomalyDetection',
     principal: 'costalerts.amazonaws.com',
   },
+  /**
+   * EventBridge rules of this stage (the Cost Anomaly Detection rule → budget-alerts topic); the topic
+   * policy names the one rule, the key policy the stage's rules.
+   */
+  eventBridgeRules: {
+    name: 'EventBridgeRules',
+    principal: 'events.amazonaws.com',
+    sourceArnLike: ({ partition, region, account }, ruleNamePattern) =>
+      `arn:${partition}:events:${region}:${account}:rule/${ruleNamePattern}`,
+  },
   /** CloudWatch alarms publishing to the ops topic. */
   cloudWatchAlarms: {
     name: 'CloudWatchAlarms',

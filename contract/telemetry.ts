@@ -1,2 +1,4 @@
 /** CloudWatch namespace of the consumers' EMF metrics; alarms and the dashboard read the same. */
 export const METRIC_NAMESPACE = 'BillingDedup';
+/** Accepted cost events, dimensions service + tenant and service + tenant + source (docs/threat-model.md). */
+export const ACCEPTED_METRIC = 'accepted';

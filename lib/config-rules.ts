@@ -10,8 +10,13 @@ import {
   DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS,
   DEFAULT_EXPORT_DIFF_THRESHOLD,
   DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK,
+  DEFAULT_LATE_CHARGE_POLICY,
   DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_TOTAL_SHARDS,
   ENV,
+  LATE_CHARGE_POLICIES,
+  MAX_TOTAL_SHARDS,
+  type LateChargePolicy,
   QUEUE_KINDS,
   type QueueKind,
 } from '../contract/environment';
@@ -21,6 +26,7 @@ import {
   parseExportSources,
 } from '../contract/export-sources';
 import { STATELESS_OUTPUTS } from '../contract/outputs';
+import { parseTenants, tenantBindingsOf, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThreshold } from '../lambda/core/exports/snapshot';
 import {
   Parser,
@@ -125,6 +131,31 @@ function exportSourcesWithinEnvironmentLimit(value: unknown): ExportSourceConfig
     );
   }
   return sources;
+}
+
+/**
+ * The cost consumer receives the bindings as one environment variable (TENANT_BINDINGS), and Lambda
+ * refuses a function whose environment is over 4 KB in total: leave room for the other variables.
+ */
+export const TENANT_BINDINGS_MAX_BYTES = 2048;
+/** A topic ARN pattern at its longest (partition, region and stage at their longest). */
+const TOPIC_ARN_PATTERN_BYTES = 160;
+
+function tenantsWithinEnvironmentLimit(value: unknown): TenantConfig[] {
+  const tenants = parseTenants(value, checkPrincipal);
+  const bindings = tenantBindingsOf(
+    tenants,
+    'x'.repeat(TOPIC_ARN_PATTERN_BYTES),
+    'x'.repeat(TOPIC_ARN_PATTERN_BYTES),
+  );
+  const bytes = Buffer.byteLength(JSON.stringify(bindings), 'utf8');
+  if (bytes > TENANT_BINDINGS_MAX_BYTES) {
+    throw new Error(
+      `tenants: ${bytes} bytes as the consumer's bindings, over the ${TENANT_BINDINGS_MAX_BYTES} bytes that fit in ` +
+        'its environment (Lambda allows 4 KB in total); use shorter tenant ids, fewer `sources`, or one stage per group of tenants',
+    );
+  }
+  return tenants;
 }
 
 const num = (values: Readonly<Record<string, unknown>>, key: string): number =>
@@ -249,6 +280,28 @@ export const CONFIG_RULES = {
     default: [],
     doc: 'allowed to publish to the cost-events topic (topic policy + use of the messaging key through SNS)',
   }),
+  tenants: rule<readonly TenantConfig[]>({
+    parser: jsonValue(
+      'JSON list of `{"id", "publishers", "sources"?, "maxEventsPerMinute"?}`: tenant slug, account IDs or role ARNs, source slugs, whole number',
+      tenantsWithinEnvironmentLimit,
+    ),
+    default: [],
+    doc:
+      'tenant-bound publishing (docs/threat-model.md): each tenant gets its own cost-events topic, only its ' +
+      '`publishers` may publish there, and every message from it is booked to that tenant (a message naming ' +
+      'another tenant, or a source outside `sources`, is dead-lettered). `maxEventsPerMinute` adds a ceiling ' +
+      'alarm. Empty: one shared topic whose publishers are all trusted',
+  }),
+  trustedCostTopic: rule<boolean>({
+    parser: jsonValue('`true` or `false`', (value) => {
+      if (typeof value !== 'boolean') throw new Error('trustedCostTopic: must be true or false');
+      return value;
+    }),
+    default: false,
+    doc:
+      'with `tenants`: keep the shared cost-events topic too, for trusted internal producers that name the ' +
+      'tenant in the message (publishers: `costEventsPublishers`). Without `tenants` the shared topic always exists',
+  }),
   budgetAlertsPublishers: rule<readonly string[]>({
     parser: listOf('12-digit account IDs or IAM role ARNs', checkPrincipal),
     default: [],
@@ -338,6 +391,28 @@ export const CONFIG_RULES = {
       'receives of a chunk task before it is dead-lettered. A CSV file too large for one invocation continues ' +
       'in the next receive, so this also bounds the size of one CSV file',
   }),
+  totalShards: rule<number>({
+    parser: wholeNumber(1, MAX_TOTAL_SHARDS, 'shards'),
+    default: DEFAULT_TOTAL_SHARDS,
+    doc:
+      `total items per account and month the cost consumer spreads its writes over (\`${ENV.totalShards}\`); ` +
+      'may be changed on a live table (readers sum every shard), see docs/ledger.md',
+  }),
+  lateChargePolicy: rule<LateChargePolicy>({
+    parser: oneOf<LateChargePolicy>(LATE_CHARGE_POLICIES, (s) => s.toLowerCase()),
+    default: DEFAULT_LATE_CHARGE_POLICY,
+    doc:
+      `what a charge for a closed billing period does (\`${ENV.lateChargePolicy}\`): \`roll-forward\` books it in ` +
+      'the next open period as a correction, `reject` sends it to the DLQ (`period-closed`); see docs/ledger.md',
+  }),
+  autoCloseAfterDays: rule<number | undefined>({
+    parser: wholeNumber(1, 90, 'days'),
+    default: undefined,
+    defaultDoc: 'unset (off)',
+    doc:
+      'a daily function closes every billing period (tenant, account, month) this many days after the month ' +
+      'ended (UTC), unless it was ever closed before; see docs/operations.md "Billing periods" for AWS invoice timing',
+  }),
 } as const satisfies Record<string, ConfigRule<unknown>>;
 
 export type ConfigKey = keyof typeof CONFIG_RULES;
@@ -356,6 +431,34 @@ export interface CrossFieldRule {
 }
 
 export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
+  {
+    keys: ['tenants', 'trustedCostTopic', 'costEventsPublishers'],
+    problem: (c) =>
+      c.tenants.length > 0 && !c.trustedCostTopic && c.costEventsPublishers.length > 0
+        ? 'costEventsPublishers: with tenants configured the shared cost-events topic exists only with ' +
+          'trustedCostTopic=true; move these publishers into tenants[].publishers, or set trustedCostTopic=true ' +
+          'if they are trusted internal producers that may book for any tenant'
+        : undefined,
+  },
+  {
+    keys: ['trustedCostTopic', 'tenants'],
+    problem: (c) =>
+      c.trustedCostTopic && c.tenants.length === 0
+        ? 'trustedCostTopic: only applies with tenants (without them the shared topic always exists); remove it or configure tenants'
+        : undefined,
+  },
+  {
+    keys: ['exportSources', 'tenants'],
+    problem: (c) => {
+      if (c.tenants.length === 0) return undefined;
+      const ids = new Set(c.tenants.map((tenant) => tenant.id));
+      const index = c.exportSources.findIndex((source) => !ids.has(source.tenant));
+      return index === -1
+        ? undefined
+        : `exportSources[${index}].tenant: "${c.exportSources[index].tenant}" is not one of tenants[].id ` +
+            `(${[...ids].join(', ')}); an export prefix binds a tenant the same way a tenant topic does, so use the same id or add the tenant`;
+    },
+  },
   {
     keys: ['exportBucketKeyArn', 'exportBucketName'],
     problem: (c) =>

@@ -148,6 +148,9 @@ export function addExportPipelines(stack: Stack, props: ExportPipelinesProps): E
         notificationsTopicArn: props.notificationsTopic.topicArn,
         exportDiffThreshold: config.exportDiffNotifyThreshold,
         exportCsvSubchunkRows: config.exportCsvSubchunkRows,
+        // Corrections of closed periods are booked like the cost consumer's charges.
+        totalShards: config.totalShards,
+        lateChargePolicy: config.lateChargePolicy,
       },
     },
   });
@@ -231,14 +234,21 @@ function grantChunkWorker(role: iam.IRole, props: ExportPipelinesProps, bucket: 
     ['EXPORT#*'],
     ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
   );
-  // The switch writes each account's SNAPSHOT item into the account's ledger partition, with
-  // BatchWriteItem only; it never reads or updates charges or totals there.
+  // The switch writes each account's SNAPSHOT item into the account's ledger partition
+  // (BatchWriteItem); the correction pass of closed periods reads PERIOD items and charges and books
+  // correction charges into total shards (TransactWriteItems: Put/Update per item).
   allowLedger(
     role,
     'AccountSnapshots',
     props.ledgerTable,
     ['TENANT#*'],
-    ['dynamodb:BatchWriteItem'],
+    [
+      'dynamodb:BatchWriteItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ],
   );
   // Powertools Idempotency claims of the diff notifications (`export-chunks#…`) and DLQ markers.
   allowDeadLetterMarkers(role, props.dedupTable, EXPORT_STREAMS.exportChunks.name, [

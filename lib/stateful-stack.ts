@@ -167,7 +167,11 @@ export class StatefulStack extends Stack {
     );
 
     const producers = [
-      ...new Set([...config.costEventsPublishers, ...config.budgetAlertsPublishers]),
+      ...new Set([
+        ...config.costEventsPublishers,
+        ...config.budgetAlertsPublishers,
+        ...config.tenants.flatMap((tenant) => tenant.publishers),
+      ]),
     ];
     if (producers.length > 0) {
       key.addToResourcePolicy(

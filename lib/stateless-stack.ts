@@ -14,20 +14,25 @@ import {
   STACK_OUTPUTS,
   STATELESS_OUTPUTS,
   streamOutputs,
+  TENANT_TOPICS_OUTPUT,
 } from '../contract/outputs';
 import { SERVICE_PUBLISHERS, servicePublisher } from '../contract/publishers';
 import {
   ALERT_STREAM,
   COST_STREAM,
   STREAM_DEFINITIONS,
+  STREAM_NAMES,
   type StreamName,
 } from '../contract/streams';
 import { AWS_SCOPE } from './aws-scope';
 import { BillingDedupConfig } from './config';
-import { ConsumerAlarms } from './constructs/consumer-alarms';
+import { AnomalyEventsRule } from './constructs/anomaly-events-rule';
+import { ConsumerAlarms, TenantRateAlarms } from './constructs/consumer-alarms';
 import { OpsDashboard } from './constructs/ops-dashboard';
+import { PeriodAutoClose } from './constructs/period-auto-close';
 import { QueueConsumer } from './constructs/queue-consumer';
 import { SecureTopic } from './constructs/secure-topic';
+import { TenantTopics } from './constructs/tenant-topics';
 import { addExportPipelines, type ExportPipelines } from './export-pipelines';
 import { messagingName, resourceName, serviceName } from './naming';
 
@@ -71,6 +76,10 @@ const topicWiringOf = (stream: StreamName, config: BillingDedupConfig): TopicWir
   }
 };
 
+/** The shared cost topic (tenant from the message) exists without tenants, and with them only when trusted producers need it. */
+const hasSharedCostTopic = (config: BillingDedupConfig): boolean =>
+  config.tenants.length === 0 || config.trustedCostTopic;
+
 /** What a stream's consumer needs besides the settings every consumer gets from QueueConsumer. */
 interface ConsumerWiring {
   readonly description: string;
@@ -86,8 +95,10 @@ interface ConsumerWiring {
  * destroyed and re-created freely.
  */
 export class StatelessStack extends Stack {
-  /** Each stream's topic, by stream name. */
-  readonly streamTopics: Readonly<Record<StreamName, sns.Topic>>;
+  /** Each stream's shared topic, by stream name (the cost stream has none with tenants and no trusted topic). */
+  readonly streamTopics: Readonly<Partial<Record<StreamName, sns.Topic>>>;
+  /** With `tenants`: one cost-events topic per tenant (docs/threat-model.md). */
+  readonly tenantTopics?: TenantTopics;
   readonly notificationsTopic: sns.Topic;
   readonly opsTopic: sns.Topic;
   /** Each stream's queue + DLQ + consumer, in STREAM_DEFINITIONS order. */
@@ -108,9 +119,10 @@ export class StatelessStack extends Stack {
     const messagingKey = kms.Key.fromKeyArn(this, 'MessagingKey', props.messagingKey.keyArn);
 
     // ---------------- topics ----------------
-    const streamTopics = {} as Record<StreamName, sns.Topic>;
+    const streamTopics: Partial<Record<StreamName, sns.Topic>> = {};
     for (const stream of STREAM_DEFINITIONS) {
       const { fifo, publishers } = topicWiringOf(stream.name, config);
+      if (stream.name === COST_STREAM && !hasSharedCostTopic(config)) continue;
       streamTopics[stream.name] = new SecureTopic(this, stream.outputPrefix, {
         topicName: messagingName(stage, stream.name, fifo),
         displayName: `billing-dedup ${stage} ${stream.label.toLowerCase()}`,
@@ -127,6 +139,19 @@ export class StatelessStack extends Stack {
       }).topic;
     }
     this.streamTopics = streamTopics;
+    if (config.tenants.length > 0)
+      this.tenantTopics = new TenantTopics(this, 'CostEventsTenants', {
+        stage,
+        fifo: config.costStreamKind === 'fifo',
+        masterKey: messagingKey,
+        tenants: config.tenants,
+      });
+    // Cost Anomaly Detection also reaches the alerts topic as EventBridge events (same alert key).
+    new AnomalyEventsRule(this, 'CostAnomalyEvents', {
+      // Only the cost stream can be without a shared topic (tenant topics instead).
+      topic: streamTopics[ALERT_STREAM] as sns.Topic,
+      ruleName: resourceName(stage, 'cost-anomaly-events'),
+    });
 
     this.notificationsTopic = new SecureTopic(this, 'Notifications', {
       topicName: messagingName(stage, 'notifications', false),
@@ -185,6 +210,9 @@ export class StatelessStack extends Stack {
         ...common,
         streamName: stream.name,
         topic: streamTopics[stream.name],
+        ...(stream.name === COST_STREAM && this.tenantTopics
+          ? { tenantTopics: this.tenantTopics.topics }
+          : {}),
         fifo,
         queueName: messagingName(stage, stream.name, fifo),
         consumer: {
@@ -228,6 +256,31 @@ export class StatelessStack extends Stack {
       });
       this.alarms.push(...alarms.alarms);
     }
+    if (config.autoCloseAfterDays !== undefined) {
+      const autoClose = new PeriodAutoClose(this, 'PeriodAutoClose', {
+        functionName: resourceName(stage, 'period-auto-close'),
+        serviceName: serviceName(stage, 'period-auto-close'),
+        ledgerTable: props.ledgerTable,
+        dataKeyArn: props.dataKey.keyArn,
+        afterDays: config.autoCloseAfterDays,
+        logRetention: consumerCommon.logRetention,
+        logRemovalPolicy: consumerCommon.logRemovalPolicy,
+        logLevel: consumerCommon.logLevel,
+        opsTopic: this.opsTopic,
+        alarmName: resourceName(stage, 'period-auto-close-errors'),
+      });
+      this.alarms.push(autoClose.alarm);
+    }
+    if (this.tenantTopics) {
+      const costPipeline = this.pipelines[STREAM_NAMES.indexOf(COST_STREAM)];
+      const rates = new TenantRateAlarms(this, 'TenantRateAlarms', {
+        serviceName: costPipeline.serviceName,
+        tenants: config.tenants,
+        namePrefix: resourceName(stage, COST_STREAM),
+        opsTopic: this.opsTopic,
+      });
+      this.alarms.push(...rates.alarms);
+    }
     opsTopic.allowServicePublisher({
       service: SERVICE_PUBLISHERS.cloudWatchAlarms.principal,
       sourceArns: this.alarms.map((alarm) => alarm.alarmArn),
@@ -240,6 +293,14 @@ export class StatelessStack extends Stack {
       dashboardName: resourceName(stage, 'operations'),
       pipelines: allPipelines,
       alarms: this.alarms,
+      ...(this.tenantTopics
+        ? {
+            tenantRates: {
+              serviceName: this.pipelines[STREAM_NAMES.indexOf(COST_STREAM)].serviceName,
+              tenants: config.tenants,
+            },
+          }
+        : {}),
     });
 
     // ---------------- outputs (stable ids, no exports: tools read them by stack name) ----------------
@@ -265,10 +326,17 @@ export class StatelessStack extends Stack {
       const ids = streamOutputs(stream.name);
       const pipeline = this.pipelines[index];
       const label = stream.label;
-      const topicArn = streamTopics[stream.name].topicArn;
-      out(ids.topicArn, topicArn, topicWiringOf(stream.name, config).outputDescription);
-      if (stream.name === COST_STREAM)
+      const topicArn = streamTopics[stream.name]?.topicArn;
+      if (topicArn)
+        out(ids.topicArn, topicArn, topicWiringOf(stream.name, config).outputDescription);
+      if (stream.name === COST_STREAM) {
         out(STATELESS_OUTPUTS.costEventsStreamKind, config.costStreamKind, 'fifo or standard');
+        out(
+          STATELESS_OUTPUTS.lateChargePolicy,
+          config.lateChargePolicy,
+          'What a charge for a closed billing period does: roll-forward or reject',
+        );
+      }
       pipelineOutputs(ids, pipeline, label);
     }
     const { deliveries, chunks, deliveriesTopic } = this.exports;
@@ -294,6 +362,12 @@ export class StatelessStack extends Stack {
       'Subscribe here to receive one notification per alert',
     );
     out(STATELESS_OUTPUTS.opsTopicArn, this.opsTopic.topicArn, 'Alarm notifications');
+    if (this.tenantTopics)
+      out(
+        TENANT_TOPICS_OUTPUT,
+        this.tenantTopics.topicArnsJson(),
+        'Each tenant’s cost-events topic, as JSON (billing-dedup publish --tenant)',
+      );
     out(
       STATELESS_OUTPUTS.dlqOperatorRoleArn,
       this.dlqOperatorRole.roleArn,
@@ -311,7 +385,18 @@ export class StatelessStack extends Stack {
       case COST_STREAM:
         return {
           description: 'cost events → ledger, exactly once',
-          environment: { ledgerTableName: props.ledgerTable.tableName },
+          environment: {
+            ledgerTableName: props.ledgerTable.tableName,
+            ...(this.tenantTopics
+              ? {
+                  tenantBindings: this.tenantTopics.bindingsJson(
+                    this.streamTopics[COST_STREAM]?.topicArn,
+                  ),
+                }
+              : {}),
+            totalShards: props.config.totalShards,
+            lateChargePolicy: props.config.lateChargePolicy,
+          },
           grant: (role) => {
             allowTable(role, 'LedgerTableAccess', props.ledgerTable, [
               'dynamodb:BatchGetItem',

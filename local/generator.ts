@@ -8,18 +8,22 @@
  * whitespace; publisher retries (same dedup id: dropped by the FIFO topic) and replays (new dedup id:
  * the consumer's dedup must catch them); eventId conflicts; poison messages; repeated GCP budget
  * notifications with rising cost, GCP periodic updates, AWS Budgets texts and cost anomalies; and the
- * hidden-state cases; and billing exports (FOCUS files delivered to the export bucket: a re-export, a
- * manifest delivered twice, CSV, CSV.gz and Parquet parts, NULL cells and bad rows). Each input family is a scenario in `local/scenarios/`; this module only decides
+ * hidden-state cases; billing exports (FOCUS files delivered to the export bucket: a re-export, a
+ * manifest delivered twice, CSV, CSV.gz and Parquet parts, NULL cells and bad rows); and, at the end,
+ * a billing period closed and the late charges, restatement and duplicate that arrive after it. Each input family is a scenario in `local/scenarios/`; this module only decides
  * their order, which is part of what a seed reproduces.
  */
 import { eventIdConflicts } from './scenarios/conflicts';
 import { costPoison } from './scenarios/cost-poison';
+import { forgedTenants } from './scenarios/forged-tenant';
 import { SampleDraft } from './scenarios/draft';
 import { hiddenStateCases } from './scenarios/hidden-state';
 import { alertPoison } from './scenarios/alert-poison';
 import { billingExports } from './scenarios/billing-exports';
 import { monthlyAlerts } from './scenarios/monthly-alerts';
 import { monthlyCharges } from './scenarios/monthly-charges';
+import { lateCharges } from './scenarios/late-charges';
+import type { SampleLatePolicy } from './scenarios/truth';
 import type { Sample } from './scenarios/sample';
 
 export {
@@ -38,6 +42,8 @@ export interface SampleOptions {
   seed: number;
   /** Logical charges per account and month (default 60: about 2,000 messages in all). */
   chargesPerAccountMonth?: number;
+  /** The stage's `lateChargePolicy` the truth expects for the late charges (default roll-forward). */
+  lateChargePolicy?: SampleLatePolicy;
 }
 
 export const generateSample = (options: SampleOptions): Sample => {
@@ -48,6 +54,8 @@ export const generateSample = (options: SampleOptions): Sample => {
   hiddenStateCases(draft);
   monthlyAlerts(draft);
   alertPoison(draft);
+  forgedTenants(draft);
   const { deliveries, expected, changes } = billingExports(options.seed, draft.truth);
-  return draft.build({ exports: deliveries, expected, changes });
+  const closing = lateCharges(options.seed, draft.truth, options.lateChargePolicy);
+  return { ...draft.build({ exports: deliveries, expected, changes }), closing };
 };

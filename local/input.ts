@@ -3,7 +3,10 @@
  * `{"topic": "cost-events" | "budget-alerts", "message": <JSON value or string>, "attributes"?: {…},
  *   "groupId"?: "…", "deduplicationId"?: "…"}`, or a billing export delivered to the local bucket,
  * `{"export": {"tenant", "billingPeriod", "executionId", "files": [paths relative to the input file]}}`,
- * or `{"settle": true}` (wait until everything is processed before the next line).
+ * `{"settle": true}` (wait until everything is processed before the next line), or a billing period
+ * action, `{"close": {"tenant", "accountId", "period", "reason"?}}` or
+ * `{"reopen": {"tenant", "accountId", "period", "reason"}}`: everything before it is processed first,
+ * then the period is closed or reopened the way `billing-dedup period close|reopen` does it.
  * A bad line is reported with its line number and skipped; the run still happens, and its verdict fails
  * (a partly published input must never look like a clean run). A file without any message is a usage
  * error: an empty export must not pass as a clean run that "published 0".
@@ -20,17 +23,27 @@ import { parseJsonExact, stringifyJsonExact } from '../lambda/core/json';
 import { dataFileFormat } from '../lambda/core/exports/manifest';
 import { normalizeTenant } from '../lambda/core/formats/scope';
 import type { ExportDelivery } from './exports/delivery';
+import type { PeriodKey } from '../lambda/core/ports';
 
 export interface InputProblem {
   line: number;
   error: string;
 }
 
-/** What the run does, in file order: publish messages, deliver an export, or wait until settled. */
+/** A billing period closed or reopened by the run, after everything before it settled. */
+export interface PeriodAction {
+  action: 'close' | 'reopen';
+  key: PeriodKey;
+  reason: string;
+  line?: number;
+}
+
+/** What the run does, in file order: publish messages, deliver an export, wait until settled, or close/reopen a period. */
 export type RunStep =
   | { kind: 'messages'; messages: SampleMessage[] }
   | { kind: 'export'; delivery: ExportDelivery }
-  | { kind: 'settle'; line?: number };
+  | { kind: 'settle'; line?: number }
+  | { kind: 'period'; period: PeriodAction };
 
 export interface InputFile {
   /** Every message line, in file order. */
@@ -109,6 +122,42 @@ const parseExport = (value: unknown, directory: string): ExportDelivery => {
   return { tenant: slug, billingPeriod, executionId, files: paths };
 };
 
+/** The reason a close line records when it gives none. */
+export const LOCAL_CLOSE_REASON = 'closed by the local run';
+
+const parsePeriodAction = (action: 'close' | 'reopen', value: unknown): PeriodAction => {
+  const shape =
+    action === 'close'
+      ? '{"tenant", "accountId", "period", "reason"?}'
+      : '{"tenant", "accountId", "period", "reason"}';
+  if (!isObject(value)) throw new Error(`"${action}" must be an object ${shape}`);
+  const { tenant, accountId, period, reason } = value;
+  const unknown = Object.keys(value).filter(
+    (name) => !['tenant', 'accountId', 'period', 'reason'].includes(name),
+  );
+  if (unknown.length > 0)
+    throw new Error(`"${action}" has unknown field(s) ${unknown.join(', ')}: expected ${shape}`);
+  let slug: string;
+  try {
+    slug = normalizeTenant(tenant, `${action}.tenant`);
+  } catch {
+    throw new Error(`"${action}.tenant" must be a tenant slug (a-z, 0-9, ".", "_", "-")`);
+  }
+  if (typeof accountId !== 'string' || accountId.trim() === '')
+    throw new Error(`"${action}.accountId" must be a non-empty string`);
+  if (typeof period !== 'string' || !PERIOD.test(period))
+    throw new Error(`"${action}.period" must be a YYYY-MM month`);
+  if (reason !== undefined && (typeof reason !== 'string' || reason.trim() === ''))
+    throw new Error(`"${action}.reason" must be a non-empty string`);
+  if (action === 'reopen' && reason === undefined)
+    throw new Error('"reopen.reason" is required: a reopen is always explained');
+  return {
+    action,
+    key: { tenant: slug, accountId: accountId.trim(), period },
+    reason: typeof reason === 'string' ? reason.trim() : LOCAL_CLOSE_REASON,
+  };
+};
+
 const parseStep = (text: string, line: number, directory: string): RunStep => {
   let value: unknown;
   try {
@@ -121,6 +170,12 @@ const parseStep = (text: string, line: number, directory: string): RunStep => {
       throw new Error('an export line holds only "export" (no topic or message)');
     return { kind: 'export', delivery: { ...parseExport(value.export, directory), line } };
   }
+  for (const action of ['close', 'reopen'] as const)
+    if (isObject(value) && action in value) {
+      if (Object.keys(value).length > 1)
+        throw new Error(`a ${action} line holds only "${action}" (no topic or message)`);
+      return { kind: 'period', period: { ...parsePeriodAction(action, value[action]), line } };
+    }
   if (isObject(value) && 'settle' in value) {
     if (value.settle !== true || Object.keys(value).length > 1)
       throw new Error('a settle line is exactly {"settle": true}');
@@ -177,11 +232,16 @@ export const publishIds = (
   message: SampleMessage,
 ): { groupId: string; deduplicationId: string } => {
   let derived: { messageGroupId: string; messageDeduplicationId: string } | undefined;
+  // A message on a tenant's topic belongs to that tenant when it names none (as `publish --tenant` sends it).
+  const attributes =
+    message.tenantTopic !== undefined && message.attributes?.tenant === undefined
+      ? { ...message.attributes, tenant: message.tenantTopic }
+      : message.attributes;
   try {
     const decoded = decodeRecord({
       body: message.message,
       messageAttributes: Object.fromEntries(
-        Object.entries(message.attributes ?? {}).map(([name, value]) => [
+        Object.entries(attributes ?? {}).map(([name, value]) => [
           name,
           { stringValue: value, dataType: 'String' },
         ]),
@@ -191,7 +251,7 @@ export const publishIds = (
   } catch {
     derived = undefined;
   }
-  const fallbackGroup = fifoGroupId(message.attributes?.tenant ?? 'default', 'unparsed');
+  const fallbackGroup = fifoGroupId(attributes?.tenant ?? 'default', 'unparsed');
   return {
     groupId: message.groupId ?? derived?.messageGroupId ?? fallbackGroup,
     deduplicationId:

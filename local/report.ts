@@ -237,8 +237,25 @@ export interface DeadLetter {
   deadLetterSource?: string;
 }
 
+/** What was published: the dead letter's body, or the Message of the SNS envelope it is (envelope delivery). */
+const publishedText = (body: string): string => {
+  try {
+    const value = JSON.parse(body) as { Type?: unknown; Message?: unknown } | null;
+    if (value?.Type === 'Notification' && typeof value.Message === 'string') return value.Message;
+  } catch {
+    // not JSON: a raw message
+  }
+  return body;
+};
+
 const totalKey = (t: { tenant: string; accountId: string; period: string; currency: string }) =>
   `${t.tenant}|${t.accountId}|${t.period}|${t.currency}`;
+
+/** A row's corrections as text, exact decimals normalized (`1.50` and `1.5` read the same). */
+const correctionsOf = (t: LedgerTotal): string =>
+  (t.corrections ?? [])
+    .map((c) => `${formatDecimal(new Big(c.total))} in ${c.charges} of ${c.of}`)
+    .join(', ') || 'none';
 
 const diffLedger = (expected: LedgerTotal[], actual: LedgerTotal[]): string[] => {
   const want = new Map(expected.map((t) => [totalKey(t), t]));
@@ -251,6 +268,10 @@ const diffLedger = (expected: LedgerTotal[], actual: LedgerTotal[]): string[] =>
       problems.push(
         `${key}: ${a.total} in ${a.charges} charges, expected ${t.total} in ${t.charges}`,
       );
+    else if (t.status !== undefined && (a.status ?? 'open') !== t.status)
+      problems.push(`${key}: ${a.status ?? 'open'}, expected ${t.status}`);
+    else if (t.status !== undefined && correctionsOf(a) !== correctionsOf(t))
+      problems.push(`${key}: corrections ${correctionsOf(a)}, expected ${correctionsOf(t)}`);
   }
   for (const [key, a] of got)
     if (!want.has(key))
@@ -326,8 +347,8 @@ export const verdictAgainstTruth = (
   const expected = truth.ledger.map((t) => ({ ...t }));
   const conflictProblems: string[] = [];
   for (const pair of truth.conflicts) {
-    const firstIn = costDlq.some((m) => m.body === pair.first.message);
-    const secondIn = costDlq.some((m) => m.body === pair.second.message);
+    const firstIn = costDlq.some((m) => publishedText(m.body) === pair.first.message);
+    const secondIn = costDlq.some((m) => publishedText(m.body) === pair.second.message);
     if (firstIn === secondIn) {
       conflictProblems.push(
         `eventId conflict: ${firstIn ? 'both copies' : 'neither copy'} in the DLQ`,
@@ -536,11 +557,23 @@ export const summaryText = (report: LocalReport): string => {
   out.push('');
   const ledgerRows = report.ledger
     .slice(0, 40)
-    .map((t) => [`  ${t.tenant}`, t.accountId, t.period, t.currency, t.total, String(t.charges)]);
+    .map((t) => [
+      `  ${t.tenant}`,
+      t.accountId,
+      t.period,
+      t.currency,
+      t.total,
+      String(t.charges),
+      t.status ?? 'open',
+      (t.corrections ?? []).map((c) => `${c.total} of ${c.of}`).join(', ') || '-',
+    ]);
   out.push(`ledger: ${report.ledger.length} totals`);
   if (ledgerRows.length > 0)
     out.push(
-      table([['  tenant', 'account', 'period', 'currency', 'total', 'charges'], ...ledgerRows]),
+      table([
+        ['  tenant', 'account', 'period', 'currency', 'total', 'charges', 'status', 'corrections'],
+        ...ledgerRows,
+      ]),
     );
   if (report.ledger.length > 40) out.push(`  … ${report.ledger.length - 40} more (see --report)`);
   out.push(

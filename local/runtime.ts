@@ -15,7 +15,16 @@ import {
   type FaultRates,
 } from './faults';
 import { generateSample, type Sample, type SampleMessage } from './generator';
-import { readInputFile, type InputFile, type InputProblem, type RunStep } from './input';
+import {
+  readInputFile,
+  type InputFile,
+  type InputProblem,
+  type PeriodAction,
+  type RunStep,
+} from './input';
+import { ENV } from '../contract/environment';
+import { DynamoPeriods } from '../lambda/adapters/dynamo-periods';
+import type { SampleLatePolicy } from './scenarios/truth';
 import { notificationRulesOf } from './emulators/s3-notifications';
 import { ExportDeliverer, type ExportDelivery } from './exports/delivery';
 import { writeSampleExports } from './exports/files';
@@ -27,6 +36,8 @@ import { startEnvironment, type LocalEnvironment } from './phases/environment';
 import { startHandlerRuntime } from './phases/handler-runtime';
 import { sampleSteps, StepRunner } from './phases/steps';
 import { queueDepth } from './phases/queue-probe';
+import { targetKey } from './phases/publish';
+import { localTenantsContext } from './tenants';
 import { redriveDeadLetters } from './phases/redrive';
 import { readRunEnd, reportOf } from './phases/report';
 import { ProgressTicker } from './phases/ticker';
@@ -116,14 +127,19 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
 
   const sample = input
     ? undefined
-    : (options.sample ?? generateSample({ seed, chargesPerAccountMonth: options.sampleSize }));
+    : (options.sample ??
+      generateSample({
+        seed,
+        chargesPerAccountMonth: options.sampleSize,
+        lateChargePolicy: latePolicyOf(options.context),
+      }));
   const exportTenants = input
     ? (input.steps ?? []).flatMap((step) => (step.kind === 'export' ? [step.delivery.tenant] : []))
     : (sample?.exports ?? []).map((delivery) => delivery.tenant);
   const exportConfig = exportSourcesFor(exportTenants, options.context);
 
   progress.phase('synthesizing the CDK app (in-process, bundling skipped)…');
-  const stacks = synthesize(exportConfig.context);
+  const stacks = synthesize(localTenantsContext(exportTenants, exportConfig.context));
   throwIfAborted(signal);
 
   const cleanups = new Cleanups();
@@ -160,7 +176,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
     });
     for (const wiring of wirings) progress.phase(describeWiring(wiring));
 
-    const messages: SampleMessage[] = input ? input.messages : (sample as Sample).messages;
+    const messages: SampleMessage[] = input ? input.messages : allMessagesOf(sample as Sample);
     const steps = input
       ? (input.steps ?? [{ kind: 'messages', messages }])
       : sampleRunSteps(sample as Sample, cleanups);
@@ -195,11 +211,17 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
         })
       : undefined;
     const exportProblems: InputProblem[] = [];
+    const ledgerTable = environment.plan.functions
+      .map((fn) => fn.environment[ENV.ledgerTableName])
+      .find(Boolean);
+    const periods = ledgerTable
+      ? new DynamoPeriods({ client: started.adminDynamo, ledgerTable })
+      : undefined;
     const runner = new StepRunner({
       publisher: {
         targets: new Map(
-          wirings.flatMap((wiring) =>
-            wiring.topicArn
+          wirings.flatMap((wiring) => [
+            ...(wiring.topicArn
               ? [
                   [
                     wiring.stream,
@@ -210,8 +232,15 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
                     },
                   ] as const,
                 ]
-              : [],
-          ),
+              : []),
+            ...wiring.tenantTopics.map(
+              ({ tenant, topicArn }) =>
+                [
+                  targetKey({ topic: wiring.stream, tenantTopic: tenant }),
+                  { topicArn, fifoTopic: wiring.fifoTopic, settled: () => settledOf(wiring) },
+                ] as const,
+            ),
+          ]),
         ),
         publish: (request) => localSns.publish(request),
         signal,
@@ -232,6 +261,21 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
         await drainStreams();
       },
       onExportProblem: (problem, error) => {
+        if (!input) throw error;
+        exportProblems.push(problem);
+        progress.phase(`--input line ${problem.line} skipped: ${problem.error}`);
+      },
+      periodAction: async ({ action, key, reason }: PeriodAction) => {
+        if (!periods) throw new Error('the synthesized stack has no ledger table');
+        const status =
+          action === 'close'
+            ? await periods.close(key, LOCAL_RUN_PRINCIPAL, reason)
+            : await periods.reopen(key, LOCAL_RUN_PRINCIPAL, reason);
+        progress.phase(
+          `${action === 'close' ? 'closed' : 'reopened'} ${key.tenant} ${key.accountId} ${key.period}${action === 'close' ? `: ${status.totalsAtClose.map((t) => `${t.currency} ${t.total} (${t.charges} charges)`).join(', ') || 'nothing booked'}` : ''}`,
+        );
+      },
+      onPeriodProblem: (problem, error) => {
         if (!input) throw error;
         exportProblems.push(problem);
         progress.phase(`--input line ${problem.line} skipped: ${problem.error}`);
@@ -313,8 +357,25 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
 const sampleRunSteps = (sample: Sample, cleanups: Cleanups): RunStep[] => {
   const directory = mkdtempSync(path.join(tmpdir(), 'billing-dedup-exports-'));
   cleanups.add(() => rmSync(directory, { recursive: true, force: true }));
-  return sampleSteps(sample.messages, writeSampleExports(directory, sample.exports ?? []));
+  return sampleSteps(
+    sample.messages,
+    writeSampleExports(directory, sample.exports ?? []),
+    sample.closing,
+  );
 };
+
+/** Who closes and reopens periods in the local run (recorded as `closedBy` / `reopenedBy`). */
+export const LOCAL_RUN_PRINCIPAL = 'local-run';
+
+/** Every message the sample publishes, its closing's included. */
+const allMessagesOf = (sample: Sample): SampleMessage[] => [
+  ...sample.messages,
+  ...(sample.closing ? [...sample.closing.before, ...sample.closing.after] : []),
+];
+
+/** The late-charge policy a `-c lateChargePolicy=…` run deploys, for the sample's truth. */
+const latePolicyOf = (context: Record<string, unknown> | undefined): SampleLatePolicy =>
+  context?.lateChargePolicy === 'reject' ? 'reject' : 'roll-forward';
 
 /** Records of a stream that reached an outcome or were dead-lettered after their last receive. */
 const settledOf = (wiring: StreamWiring): number =>

@@ -47,7 +47,8 @@ import { parseCostEvent } from '../../lambda/core/formats';
 import {
   chargeSortKey,
   ledgerPartitionKey,
-  totalSortKey,
+  // The baseline design: one total item per partition and currency, every charge ADDs to it.
+  legacyTotalSortKey as totalSortKey,
 } from '../../lambda/adapters/table-layout';
 import {
   billingPeriodOf,
@@ -76,7 +77,7 @@ interface ChargeInput {
   sk: string;
 }
 
-type ChargeOutcome = 'applied' | 'restated' | 'duplicate' | 'superseded' | 'conflict';
+type ChargeOutcome = 'applied' | 'restated' | 'duplicate' | 'superseded' | 'voided' | 'conflict';
 
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: string | number): AttributeValue => ({ N: String(value) });

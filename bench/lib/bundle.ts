@@ -1,114 +1,128 @@
 /**
- * Handler bundle size and module init time. Bundles are built the way the CDK app builds the consumers
- * (lib/constructs/consumer-function.ts: esbuild, ESM, minified, `@aws-sdk/*` external) and once more
- * with the SDK bundled in. Init = one `import()` of the bundle in a fresh `node` process (top-level
- * module code only: both handlers create their clients lazily on the first invocation).
+ * Handler bundle size and module init time, for the shape the stack deploys and the alternatives.
+ * Bundles are built with the construct's settings (lib/constructs/consumer-function.ts: esbuild, minified,
+ * source maps, the same Node target) in four shapes: ESM or CommonJS, `@aws-sdk/*` external or bundled.
+ * Init = loading the bundle the way the Lambda runtime does (`import()` for ESM, `require` for CommonJS)
+ * in a fresh `node` process with the deployed NODE_OPTIONS: top-level module code only, since both
+ * handlers create their clients on the first invocation. With the SDK external, the SDK loads from
+ * node_modules, as the runtime's own copy would.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { STREAMS } from '../../contract/streams';
-import { median } from './keypath';
+import {
+  CONSUMER_BUNDLE,
+  CONSUMER_NODE_OPTIONS,
+  CONSUMER_RUNTIME,
+  ESM_REQUIRE_BANNER,
+} from '../../lib/constructs/consumer-function';
+import type { ImplementationName } from './harness';
+import { median } from './median';
+import {
+  SHAPES,
+  sameShape,
+  type BundleShape,
+  type HandlerBundles,
+  type InitMeasurements,
+} from './shapes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
-export const HANDLERS = {
+export const HANDLERS: Record<ImplementationName, string> = {
   ours: STREAMS.costEvents.handlerEntry,
   baseline: 'bench/baseline/cost-ledger-baseline.ts',
-} as const;
+};
 
-export interface BundleResult {
-  entry: string;
-  /** Minified bytes, `@aws-sdk/*` external (the deployed shape). */
-  sdkExternalBytes: number;
-  /** Minified bytes, everything bundled. */
-  sdkBundledBytes: number;
-  /** Median module init (ms) over `samples` cold imports, SDK external (resolved from node_modules). */
-  initSdkExternalMs: number;
-  /** Same, SDK bundled. */
-  initSdkBundledMs: number;
-  samples: number;
-  /** Largest inputs of the SDK-external bundle (bytes in output), from the esbuild metafile. */
-  topInputs: { path: string; bytes: number }[];
-}
-
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __bdCreateRequire } from 'node:module'; const require = __bdCreateRequire(import.meta.url);";
-
-const bundle = async (entry: string, external: string[], outfile: string) => {
+const bundle = async (entry: string, shape: BundleShape, outfile: string) => {
   const result = await build({
     entryPoints: [path.join(ROOT, entry)],
     bundle: true,
     platform: 'node',
-    format: 'esm',
-    target: 'node20',
+    format: shape.format,
+    target: CONSUMER_BUNDLE.target,
     mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
+    ...(shape.format === 'esm' ? { banner: { js: ESM_REQUIRE_BANNER } } : {}),
     minify: true,
+    sourcemap: 'external',
+    sourcesContent: false,
     metafile: true,
-    write: false,
-    external,
+    outfile,
+    external: shape.sdk === 'external' ? ['@aws-sdk/*'] : [],
     logLevel: 'silent',
   });
-  const output = result.outputFiles[0];
-  writeFileSync(outfile, output.contents);
-  const meta = Object.values(result.metafile.outputs)[0];
+  const [, meta] = Object.entries(result.metafile.outputs).find(([file]) =>
+    file.endsWith(path.basename(outfile)),
+  ) as [string, (typeof result.metafile.outputs)[string]];
   const topInputs = Object.entries(meta.inputs)
     .map(([input, info]) => ({ path: input, bytes: info.bytesInOutput }))
     .sort((a, b) => b.bytes - a.bytes)
     .slice(0, 8);
-  return { bytes: output.contents.length, topInputs };
+  return { bytes: meta.bytes, topInputs };
 };
 
-const coldImportMs = (file: string): number => {
-  const script = `const t=performance.now();await import(${JSON.stringify(pathToFileURL(file).href)});process.stdout.write(String(performance.now()-t));`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-    env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: '' },
+/** One cold load in a fresh process: [wall ms, CPU ms]. */
+const coldLoad = (node: string, file: string, shape: BundleShape): [number, number] => {
+  // The loader is resolved before the clock starts, so both shapes time only the bundle.
+  const load =
+    shape.format === 'esm'
+      ? `await import(${JSON.stringify(pathToFileURL(file).href)})`
+      : `r(${JSON.stringify(file)})`;
+  const script =
+    "const r=(await import('node:module')).createRequire(import.meta.url);" +
+    `const c=process.cpuUsage(),t=performance.now();${load};const u=process.cpuUsage(c);` +
+    'process.stdout.write(JSON.stringify([performance.now()-t,(u.user+u.system)/1000]));';
+  const out = execFileSync(node, ['--input-type=module', '-e', script], {
+    env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: CONSUMER_NODE_OPTIONS },
     encoding: 'utf8',
   });
-  return Number(out);
+  return JSON.parse(out) as [number, number];
 };
 
-export const measureBundles = async (
+export const measureInit = async (
   samples = 20,
-): Promise<Record<keyof typeof HANDLERS, BundleResult>> => {
+  node: string = process.execPath,
+): Promise<InitMeasurements> => {
   const dir = path.join(ROOT, 'bench', 'results', 'tmp');
   mkdirSync(dir, { recursive: true });
-  const results = {} as Record<keyof typeof HANDLERS, BundleResult>;
   try {
-    const files: Record<string, { external: string; bundled: string }> = {};
-    for (const [name, entry] of Object.entries(HANDLERS) as [keyof typeof HANDLERS, string][]) {
-      const external = path.join(dir, `${name}-sdk-external.mjs`);
-      const bundled = path.join(dir, `${name}-sdk-bundled.mjs`);
-      const ext = await bundle(entry, ['@aws-sdk/*'], external);
-      const all = await bundle(entry, [], bundled);
-      files[name] = { external, bundled };
-      results[name] = {
-        entry,
-        sdkExternalBytes: ext.bytes,
-        sdkBundledBytes: all.bytes,
-        initSdkExternalMs: 0,
-        initSdkBundledMs: 0,
-        samples,
-        topInputs: ext.topInputs,
-      };
-    }
-    // Interleave the samples so machine noise hits both implementations alike.
-    const times: Record<string, { external: number[]; bundled: number[] }> = {};
-    for (const name of Object.keys(files)) times[name] = { external: [], bundled: [] };
-    for (let i = 0; i < samples; i++) {
-      for (const [name, file] of Object.entries(files)) {
-        times[name].external.push(coldImportMs(file.external));
-        times[name].bundled.push(coldImportMs(file.bundled));
+    const handlers = {} as Record<ImplementationName, HandlerBundles>;
+    const files: { name: ImplementationName; index: number; file: string }[] = [];
+    for (const [name, entry] of Object.entries(HANDLERS) as [ImplementationName, string][]) {
+      handlers[name] = { entry, shapes: [], topInputs: [] };
+      for (const shape of SHAPES) {
+        const file = path.join(
+          dir,
+          `${name}-${shape.format}-sdk-${shape.sdk}.${shape.format === 'esm' ? 'mjs' : 'cjs'}`,
+        );
+        const built = await bundle(entry, shape, file);
+        if (sameShape(shape, CONSUMER_BUNDLE)) handlers[name].topInputs = built.topInputs;
+        files.push({ name, index: handlers[name].shapes.length, file });
+        handlers[name].shapes.push({ ...shape, bytes: built.bytes, initMs: 0, initCpuMs: 0 });
       }
     }
-    for (const name of Object.keys(files) as (keyof typeof HANDLERS)[]) {
-      results[name].initSdkExternalMs = median(times[name].external);
-      results[name].initSdkBundledMs = median(times[name].bundled);
-    }
+    // Interleaved, so that machine noise hits every shape and both implementations alike.
+    const times = files.map(() => ({ wall: [] as number[], cpu: [] as number[] }));
+    for (let i = 0; i < samples; i++)
+      files.forEach(({ name, index, file }, f) => {
+        const [wall, cpu] = coldLoad(node, file, handlers[name].shapes[index]);
+        times[f].wall.push(wall);
+        times[f].cpu.push(cpu);
+      });
+    files.forEach(({ name, index }, f) => {
+      handlers[name].shapes[index].initMs = median(times[f].wall);
+      handlers[name].shapes[index].initCpuMs = median(times[f].cpu);
+    });
+    return {
+      node: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
+      runtime: CONSUMER_RUNTIME.name,
+      deployed: { format: CONSUMER_BUNDLE.format, sdk: CONSUMER_BUNDLE.sdk },
+      nodeOptions: CONSUMER_NODE_OPTIONS,
+      samples,
+      handlers,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return results;
 };

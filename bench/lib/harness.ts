@@ -43,10 +43,8 @@ export const IMPLEMENTATIONS: Record<
   ImplementationName,
   (env: NodeJS.ProcessEnv, clients: Clients) => Handler
 > = {
-  ours: (env, clients) => {
-    const handler = createCostLedgerHandler(env, clients);
-    return (event) => handler(event);
-  },
+  // The context goes through: the handler bounds its contention retries by the remaining time.
+  ours: (env, clients) => createCostLedgerHandler(env, clients) as unknown as Handler,
   baseline: (env, clients) => createBaselineHandler(env, clients),
 };
 
@@ -77,6 +75,8 @@ export interface RunOptions {
   crashRedeliveryMs: number;
   maxReceives: number;
   crash?: CrashPlan;
+  /** The handlers' log level (SILENT unless a run measures the logs). */
+  logLevel?: 'SILENT' | 'INFO';
 }
 
 export interface RunResult {
@@ -102,6 +102,12 @@ export interface RunResult {
   cancelledTransactionWcu: number;
   failedConditionalWrites: number;
   cancelledTransactions: number;
+  /** Cancelled by contention alone (TransactionConflict, no condition failed). */
+  contendedTransactions: number;
+  /** Cancelled transactions by the set of reason codes DynamoDB gave. */
+  cancellationReasons: Record<string, number>;
+  /** CPU time of this process (user + system) while at least one invocation was running, ms. */
+  handlerCpuMs: number;
   writesPerInvocation: number;
   correctness: Correctness;
 }
@@ -148,10 +154,11 @@ export const runImplementation = async (options: RunOptions): Promise<RunResult>
       ledgerTableName: tables.ledgerTable,
       dedupTtlSeconds: DEFAULT_DEDUP_TTL_SECONDS,
       maxConcurrency: DEFAULT_MAX_CONCURRENCY,
-      logLevel: 'SILENT',
+      logLevel: options.logLevel ?? 'SILENT',
       serviceName: 'cost-ledger-bench',
     }),
-    POWERTOOLS_METRICS_DISABLED: 'true',
+    // Metrics (EMF lines on stdout) only when the logs are measured: they are log volume too.
+    POWERTOOLS_METRICS_DISABLED: options.logLevel === 'INFO' ? 'false' : 'true',
   };
   const queue = new SimulatedQueue(options.workload.deliveries, options.queue === 'fifo');
   const dlq = { sends: 0 };
@@ -167,6 +174,18 @@ export const runImplementation = async (options: RunOptions): Promise<RunResult>
       fault,
       handler: IMPLEMENTATIONS[options.implementation](env, { dynamo, sqs: dlqStub(dlq, fault) }),
     };
+  };
+
+  // CPU is sampled when the first invocation starts and the last one ends, never per invocation: the
+  // invocations overlap in this process and per-invocation deltas would count the same time twice.
+  const cpu = { running: 0, since: process.cpuUsage(), micros: 0 };
+  const invocationStarts = () => {
+    if (cpu.running++ === 0) cpu.since = process.cpuUsage();
+  };
+  const invocationEnds = () => {
+    if (--cpu.running > 0) return;
+    const used = process.cpuUsage(cpu.since);
+    cpu.micros += used.user + used.system;
   };
 
   const consumer = async (index: number) => {
@@ -189,6 +208,7 @@ export const runImplementation = async (options: RunOptions): Promise<RunResult>
           : undefined;
       const started = Date.now();
       let response: SQSBatchResponse | undefined;
+      invocationStarts();
       try {
         response = await current.handler(
           { Records: batch.map((entry) => entry.record) },
@@ -196,6 +216,8 @@ export const runImplementation = async (options: RunOptions): Promise<RunResult>
         );
       } catch {
         response = undefined; // a thrown invocation: Lambda retries the whole batch
+      } finally {
+        invocationEnds();
       }
       if (Date.now() - started > options.leaseMs) stats.overLease++;
       stats.writes += current.fault.writes;
@@ -259,6 +281,9 @@ export const runImplementation = async (options: RunOptions): Promise<RunResult>
     cancelledTransactionWcu: meter.cancelledTransactionWcu,
     failedConditionalWrites: meter.failedConditionalWrites,
     cancelledTransactions: meter.cancelledTransactions,
+    contendedTransactions: meter.contendedTransactions,
+    cancellationReasons: Object.fromEntries([...meter.cancellationReasons.entries()].sort()),
+    handlerCpuMs: cpu.micros / 1000,
     writesPerInvocation: stats.invocations > 0 ? stats.writes / stats.invocations : 0,
     correctness,
   };

@@ -39,6 +39,11 @@ export class Meter {
   billedWcu = 0;
   failedConditionalWrites = 0;
   cancelledTransactions = 0;
+  /** Cancelled only because another request touched an item at the same time (TransactionConflict,
+   * no condition failed): the writer retries it. */
+  contendedTransactions = 0;
+  /** Cancelled transactions by the set of reason codes DynamoDB gave (e.g. `ConditionalCheckFailed+None`). */
+  readonly cancellationReasons = new Map<string, number>();
   /** Part of billedWcu that comes from cancelled transactions (the uncertain part of the model). */
   cancelledTransactionWcu = 0;
   readonly journal: JournalUnit[] = [];
@@ -106,25 +111,46 @@ type UpdateInput = {
 
 type PutInput = { TableName?: string; Item?: Record<string, AttributeValue> };
 
-const totalChange = (
+/** `TOTAL#00`..`TOTAL#31`: one shard item holding every currency as `total:<CUR>` / `charges:<CUR>`. */
+const SHARD_SK = /^TOTAL#\d{2}$/;
+const SHARD_TOTAL = /^total:([A-Z]{3})$/;
+
+/**
+ * The total changes one committed Update made: one per currency. Two layouts are read: shard items
+ * (`ADD #t :x` with `#t` = `total:<CUR>`, one pair per currency) and the single-currency `TOTAL#<CUR>`
+ * items (`ADD total :x, charges :y`) the baseline and earlier versions write. Other ADDs on a shard
+ * (`seq`, `corrected:<P>:<CUR>`) repeat money already in `total:<CUR>` or carry none.
+ */
+export const totalChanges = (
   ledgerTable: string,
   update: UpdateInput | undefined,
-): TotalChangeEntry | undefined => {
-  if (!update || update.TableName !== ledgerTable || !update.UpdateExpression) return undefined;
+): TotalChangeEntry[] => {
+  if (!update || update.TableName !== ledgerTable || !update.UpdateExpression) return [];
   const sk = update.Key?.sk?.S ?? '';
-  if (!sk.startsWith('TOTAL#')) return undefined;
+  if (!sk.startsWith('TOTAL#')) return [];
+  const pk = update.Key?.pk?.S ?? '';
   const adds = addClauses(update.UpdateExpression, update.ExpressionAttributeNames);
-  if (!adds.has('total')) return undefined;
   const value = (name: string) => {
     const placeholder = adds.get(name);
     return placeholder ? (update.ExpressionAttributeValues?.[placeholder]?.N ?? '0') : '0';
   };
-  return {
-    pk: update.Key?.pk?.S ?? '',
-    currency: sk.slice('TOTAL#'.length),
-    delta: value('total'),
-    charges: value('charges'),
-  };
+  if (!SHARD_SK.test(sk))
+    return adds.has('total')
+      ? [
+          {
+            pk,
+            currency: sk.slice('TOTAL#'.length),
+            delta: value('total'),
+            charges: value('charges'),
+          },
+        ]
+      : [];
+  return [...adds.keys()].flatMap((name) => {
+    const currency = SHARD_TOTAL.exec(name)?.[1];
+    return currency
+      ? [{ pk, currency, delta: value(name), charges: value(`charges:${currency}`) }]
+      : [];
+  });
 };
 
 const chargePut = (ledgerTable: string, put: PutInput | undefined): ChargePutEntry | undefined => {
@@ -150,17 +176,24 @@ const recordCommittedWrite = (
     values.filter((v): v is T => v !== undefined);
   let unit: JournalUnit | undefined;
   if (operation === 'UpdateItem')
-    unit = { totals: defined([totalChange(ledgerTable, input as UpdateInput)]), puts: [] };
+    unit = { totals: totalChanges(ledgerTable, input as UpdateInput), puts: [] };
   if (operation === 'TransactWriteItems') {
     const items =
       (input as { TransactItems?: { Update?: UpdateInput; Put?: PutInput }[] }).TransactItems ?? [];
     unit = {
-      totals: defined(items.map((item) => totalChange(ledgerTable, item.Update))),
+      totals: items.flatMap((item) => totalChanges(ledgerTable, item.Update)),
       puts: defined(items.map((item) => chargePut(ledgerTable, item.Put))),
     };
   }
   if (unit && unit.totals.length > 0) meter.journal.push(unit);
 };
+
+/** 2 write units per KB per item of a transaction; an item that is not a Put is taken as ≤ 1 KB. */
+const transactionWriteUnits = (input: unknown): number =>
+  (
+    (input as { TransactItems?: { Put?: { Item?: Record<string, AttributeValue> } }[] })
+      .TransactItems ?? []
+  ).reduce((sum, item) => sum + 2 * writeUnits(itemSize(item.Put?.Item)), 0);
 
 const billSuccess = (meter: Meter, operation: string, input: unknown, output: CapacityOutput) => {
   const consumed = output.ConsumedCapacity;
@@ -187,7 +220,9 @@ const billSuccess = (meter: Meter, operation: string, input: unknown, output: Ca
     meter.billedRcu += billed;
   } else if (WRITES.has(operation)) {
     meter.reportedWcu += units;
-    meter.billedWcu += units;
+    // DynamoDB Local reports 2 units per table a transaction touches, whatever its items; DynamoDB bills
+    // 2 per KB per item (the same rule as a cancelled transaction below).
+    meter.billedWcu += operation === 'TransactWriteItems' ? transactionWriteUnits(input) : units;
   }
 };
 
@@ -203,10 +238,40 @@ const billFailure = (meter: Meter, operation: string, input: unknown, error: unk
   if (name === 'TransactionCanceledException' && operation === 'TransactWriteItems') {
     // Assumption (upper bound): a cancelled transaction is billed like a committed one, 2 WCU per KB per item.
     meter.cancelledTransactions++;
-    const items =
-      (input as { TransactItems?: { Put?: { Item?: Record<string, AttributeValue> } }[] })
-        .TransactItems ?? [];
-    const units = items.reduce((sum, item) => sum + 2 * writeUnits(itemSize(item.Put?.Item)), 0);
+    const codes = (
+      (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []
+    ).map((reason) => reason.Code);
+    if (codes.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed'))
+      meter.contendedTransactions++;
+    const transactItems =
+      (
+        input as {
+          TransactItems?: Record<
+            string,
+            { Key?: Record<string, AttributeValue>; Item?: Record<string, AttributeValue> }
+          >[];
+        }
+      ).TransactItems ?? [];
+    // Which kind of item refused: its sort key up to the first `#` (CHARGE, TOTAL, …) or the dedup claim.
+    const kindOf = (index: number) => {
+      const request = Object.values(transactItems[index] ?? {})[0];
+      const sk = request?.Key?.sk?.S ?? request?.Item?.sk?.S;
+      return sk ? sk.split('#')[0] : 'claim';
+    };
+    const reasons =
+      [
+        ...new Set(
+          codes
+            .map((code, index) =>
+              code && code !== 'None' ? `${code}@${kindOf(index)}` : undefined,
+            )
+            .filter(Boolean),
+        ),
+      ]
+        .sort()
+        .join('+') || 'unknown';
+    meter.cancellationReasons.set(reasons, (meter.cancellationReasons.get(reasons) ?? 0) + 1);
+    const units = transactionWriteUnits(input);
     meter.billedWcu += units;
     meter.cancelledTransactionWcu += units;
   }

@@ -20,6 +20,8 @@ export interface WorkloadOptions {
   poisonShare: number;
   tenants: number;
   accountsPerTenant: number;
+  /** Every charge into one tenant, account, month and currency (tenants and accounts are ignored). */
+  hotAccount?: boolean;
 }
 
 export const DEFAULT_WORKLOAD: Omit<WorkloadOptions, 'events'> = {
@@ -29,6 +31,14 @@ export const DEFAULT_WORKLOAD: Omit<WorkloadOptions, 'events'> = {
   poisonShare: 0.01,
   tenants: 6,
   accountsPerTenant: 8,
+};
+
+/** The hot-account workload: the default mix of deliveries, all of them on one ledger cell. */
+export const HOT_WORKLOAD: Omit<WorkloadOptions, 'events'> = {
+  ...DEFAULT_WORKLOAD,
+  tenants: 1,
+  accountsPerTenant: 1,
+  hotAccount: true,
 };
 
 export type DeliveryKind = 'new' | 'duplicate' | 'restatement' | 'poison';
@@ -164,8 +174,8 @@ export const generateWorkload = (options: WorkloadOptions): Workload => {
   const counts: Record<DeliveryKind, number> = { new: 0, duplicate: 0, restatement: 0, poison: 0 };
   const chargeByIdentity = new Map<string, string>();
 
-  const accounts = Array.from({ length: options.tenants }, (_, t) =>
-    Array.from({ length: options.accountsPerTenant }, (_, a) => ({
+  const accounts = Array.from({ length: options.hotAccount ? 1 : options.tenants }, (_, t) =>
+    Array.from({ length: options.hotAccount ? 1 : options.accountsPerTenant }, (_, a) => ({
       tenant: `tenant-${t + 1}`,
       accountId: `${100000000000 + t * 1000 + a}`,
       currency: (t + a) % 4 === 3 ? 'EUR' : 'USD',
@@ -261,7 +271,7 @@ export const generateWorkload = (options: WorkloadOptions): Workload => {
       continue;
     }
     const account = pick(accounts);
-    const period = random() < 0.3 ? '2026-10' : '2026-11';
+    const period = random() < 0.3 && !options.hotAccount ? '2026-10' : '2026-11';
     const day = String(1 + Math.floor(random() * 28)).padStart(2, '0');
     const hour = String(Math.floor(random() * 24)).padStart(2, '0');
     const kindRoll = random();

@@ -160,6 +160,31 @@ const executionLines = (execution: ExecutionStatus): string[] => {
     if (sample) lines.push(`    e.g. ${sample.objectKey} row ${sample.row}: ${sample.reason}`);
   }
   if (execution.failure) lines.push(`  ${execution.executionId} failed: ${execution.failure}`);
+  return [...lines, ...lateCorrectionLines(execution)];
+};
+
+const REFUSED_SHOWN = 5;
+
+/** What the switch's correction pass did for closed periods (docs/exports.md#closed-periods). */
+const lateCorrectionLines = ({ executionId, lateCorrections }: ExecutionStatus): string[] => {
+  if (!lateCorrections) return [];
+  const { sequence, booked, unchanged, rejected } = lateCorrections;
+  const lines = [
+    `  ${executionId} closed-period corrections (switch ${sequence}): ${booked} booked, ${unchanged} unchanged, ${rejected.length} rejected`,
+    ...rejected
+      .slice(0, REFUSED_SHOWN)
+      .map(
+        (correction) =>
+          `    rejected ${correction.accountId} ${correction.currency} ${signedAmount(correction.amount)}: ${correction.code}`,
+      ),
+  ];
+  if (rejected.length > REFUSED_SHOWN)
+    lines.push(`    and ${rejected.length - REFUSED_SHOWN} more`);
+  if (rejected.length > 0) {
+    lines.push(
+      '    to book them: reopen each period (billing-dedup period reopen), then redrive the export-chunks DLQ',
+    );
+  }
   return lines;
 };
 

@@ -1,6 +1,8 @@
 import { CliError, EXIT } from '../errors';
 import { json, plural, table } from '../format';
-import { readStatement, readTotals, validateTenant } from '../operations/ledger';
+import type { LedgerCharge, LedgerTotal } from '../../lambda/adapters/ledger-reader';
+import type { PeriodStatus } from '../../lambda/core/ports';
+import { readStatement, readTotals, validateTenant, type Statement } from '../operations/ledger';
 import type { Session } from '../session';
 
 export interface LedgerFlags {
@@ -12,6 +14,39 @@ export interface LedgerFlags {
 
 const identity = (kind: string, id: string): string =>
   `${kind}:${id.length > 28 ? `${id.slice(0, 27)}…` : id}`;
+
+/** `12.5 of 2026-10` for each corrected period (empty: none). */
+const correctionsText = (corrections: LedgerTotal['corrections']): string =>
+  (corrections ?? []).map((c) => `${c.total} of ${c.of}`).join(', ');
+
+const statusLine = (status: PeriodStatus): string => {
+  if (status.state === 'closed')
+    return `Status: closed ${status.closedAt ?? ''} by ${status.closedBy ?? '?'} (${status.closeReason ?? ''}); total at close: ${
+      status.totalsAtClose.map((t) => `${t.currency} ${t.total}`).join(', ') || 'nothing booked'
+    }`;
+  return status.reopenedAt
+    ? `Status: open (reopened ${status.reopenedAt} by ${status.reopenedBy ?? '?'}: ${status.reopenReason ?? ''})`
+    : 'Status: open';
+};
+
+/** What moved between this period and others: late data of earlier periods here, of this period later. */
+const correctionLines = (statement: Statement): string[] => {
+  const later = statement.status.correctionsBookedLater;
+  if (later.length === 0) return [];
+  return [
+    '',
+    'Corrections of this period booked in later periods (not in the totals above):',
+    ...later.map(
+      (c) => `  in ${c.bookedIn}: ${c.currency} ${c.total} (${plural(c.charges, 'charge')})`,
+    ),
+  ];
+};
+
+const chargeNote = (charge: LedgerCharge, period: string): string =>
+  [
+    ...(charge.bookedIn && charge.bookedIn !== period ? [`booked in ${charge.bookedIn}`] : []),
+    ...(charge.voidedAt ? [`voided ${charge.voidedAt}`] : []),
+  ].join('; ');
 
 /** `billing-dedup ledger`: a statement (tenant + account + period) or a totals listing (scan). */
 export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promise<number> => {
@@ -34,7 +69,16 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
       totals.length === 0
         ? `No ledger totals for tenant ${tenant}${flags.account ? ` account ${flags.account}` : ''}${flags.period ? ` period ${flags.period}` : ''}.\n`
         : `${table(
-            ['tenant', 'account', 'period', 'currency', 'total', 'charges'],
+            [
+              'tenant',
+              'account',
+              'period',
+              'currency',
+              'total',
+              'charges',
+              'status',
+              'corrections',
+            ],
             totals.map((t) => [
               t.tenant,
               t.accountId,
@@ -42,9 +86,11 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
               t.currency,
               t.total,
               String(t.charges),
+              t.status ?? 'open',
+              correctionsText(t.corrections),
             ]),
-            ['left', 'left', 'left', 'left', 'right', 'right'],
-          )}\n(Totals only; pass --account and --period for the charges behind one of them.)\n`,
+            ['left', 'left', 'left', 'left', 'right', 'right', 'left', 'left'],
+          )}\n(Totals only; a total includes the corrections booked in it. Pass --account and --period for the charges behind one of them.)\n`,
     );
     return EXIT.ok;
   }
@@ -60,6 +106,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
   } else {
     const lines = [
       `Ledger statement: tenant ${statement.tenant}, account ${statement.accountId}, period ${statement.period}`,
+      statusLine(statement.status),
       '',
     ];
     if (statement.totals.length === 0 && statement.charges.length === 0) {
@@ -67,14 +114,31 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
     } else {
       lines.push(
         table(
-          ['currency', 'total', 'charges'],
-          statement.totals.map((t) => [t.currency, t.total, String(t.charges)]),
-          ['left', 'right', 'right'],
+          ['currency', 'total', 'charges', 'status', 'of which corrections'],
+          statement.totals.map((t) => [
+            t.currency,
+            t.total,
+            String(t.charges),
+            t.status ?? 'open',
+            correctionsText(t.corrections),
+          ]),
+          ['left', 'right', 'right', 'left', 'left'],
         ),
+        ...correctionLines(statement),
         '',
         `Charges (${statement.charges.length}):`,
         table(
-          ['charge start', 'category', 'service', 'sku', 'identity', 'ver', 'amount', 'cur'],
+          [
+            'charge start',
+            'category',
+            'service',
+            'sku',
+            'identity',
+            'ver',
+            'amount',
+            'cur',
+            'note',
+          ],
           statement.charges.map((c) => [
             c.chargePeriodStart,
             c.chargeClass ? `${c.chargeCategory}/${c.chargeClass}` : c.chargeCategory,
@@ -84,8 +148,9 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
             c.version ? String(c.version) : '',
             c.amount,
             c.currency,
+            chargeNote(c, statement.period),
           ]),
-          ['left', 'left', 'left', 'left', 'left', 'right', 'right', 'left'],
+          ['left', 'left', 'left', 'left', 'left', 'right', 'right', 'left', 'left'],
         ),
         '',
         inconsistent.length === 0
@@ -93,7 +158,10 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
           : inconsistent
               .map(
                 (c) =>
-                  `CHECK FAILED for ${c.currency}: ${c.charges} charges sum to ${c.chargesSum} but the total is ${c.total}`,
+                  `CHECK FAILED for ${c.currency}: ${c.charges} charges sum to ${c.chargesSum} but the total is ${c.total}` +
+                  (c.correctionsIn !== '0' || c.correctionsLater !== '0'
+                    ? ` (corrections booked here ${c.correctionsIn}, booked later ${c.correctionsLater})`
+                    : ''),
               )
               .join('\n'),
       );

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { COST_STREAM } from '../../contract/streams';
+import { normalizeTenant } from '../../lambda/core/formats/scope';
 import { EXIT, UsageError } from '../errors';
 import { formatDuration, json, plural } from '../format';
 import { countRecords, formatOf, readInput } from '../input';
@@ -58,7 +60,18 @@ const renderSummary = (summary: PublishSummary, total: number, elapsedMs: number
   return `${lines.join('\n')}\n`;
 };
 
-/** `billing-dedup publish`: exit 0 all published, 3 some lines rejected, 1/2 on errors. */
+const tenantFlag = (value: string): string => {
+  try {
+    return normalizeTenant(value, '--tenant');
+  } catch (error) {
+    throw new UsageError(`--tenant ${JSON.stringify(value)}: ${(error as Error).message}`);
+  }
+};
+
+/**
+ * `billing-dedup publish`: exit 0 all published, 3 some lines rejected, 1/2 on errors. With `--tenant` and
+ * a stage that has tenant topics, cost events go to that tenant's topic (docs/threat-model.md).
+ */
 export const publishCommand = async (flags: PublishFlags, session: Session): Promise<number> => {
   const { io, resources } = session;
   const path = resolvePath(io.cwd, flags.input);
@@ -70,20 +83,28 @@ export const publishCommand = async (flags: PublishFlags, session: Session): Pro
     );
   }
   const format = formatOf(path, flags.format);
+  const tenant = flags.tenant === undefined ? undefined : tenantFlag(flags.tenant);
   const defaultAttributes = {
-    ...(flags.tenant ? { tenant: flags.tenant } : {}),
+    ...(tenant ? { tenant } : {}),
     ...parseAttributes(flags.attribute),
   };
   const targets = new Map<Stream | undefined, Promise<PublishTarget>>();
+  const topicOf = async (stream: Stream): Promise<PublishTarget> => {
+    const bound =
+      tenant && stream === COST_STREAM ? await resources.tenantTopicArn(tenant) : undefined;
+    const topicArn = bound ?? (await resources.topicArn(stream));
+    return {
+      topicArn,
+      fifo: topicArn.endsWith('.fifo'),
+      stream,
+      ...(bound ? { tenant } : {}),
+    };
+  };
   const targetFor = (stream: Stream | undefined): Promise<PublishTarget> => {
     const effective = stream ?? flags.stream;
     let target = targets.get(effective);
     if (!target) {
-      target = resources.topicArn(effective).then((topicArn) => ({
-        topicArn,
-        fifo: topicArn.endsWith('.fifo'),
-        stream: effective,
-      }));
+      target = topicOf(effective);
       targets.set(effective, target);
     }
     return target;

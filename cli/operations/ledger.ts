@@ -1,16 +1,24 @@
 /**
  * Ledger statements from the ledger table (through lambda/adapters/ledger-reader.ts): totals per currency
- * and the charges behind them, exact decimal strings; a cross-check that the charges add up to the totals.
+ * with the period's status and the corrections they hold, the charges behind them, exact decimal
+ * strings; a cross-check that the charges add up to the totals.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import Big from 'big.js';
+import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
 import {
+  periodInfoOf,
   readAllTotals,
+  readCurrentPointers,
   readPartitionCharges,
-  readPartitionTotals,
+  readStatementItems,
+  snapshotPartOf,
+  streamTotalsOf,
   type LedgerCharge,
   type LedgerTotal,
 } from '../../lambda/adapters/ledger-reader';
+import { statementRows } from '../../lambda/core/ledger-total';
+import type { PeriodStatus } from '../../lambda/core/ports';
 import { ValidationError } from '../../lambda/core/errors';
 import { normalizeTenant } from '../../lambda/core/formats/scope';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
@@ -25,14 +33,22 @@ export interface StatementQuery {
 
 export interface CurrencyCheck {
   currency: string;
+  /** The stream total (export snapshots have no charges behind them and are left out). */
   total: string;
   chargesSum: string;
   charges: number;
+  /** Part of `total` booked here as corrections of earlier, closed periods. */
+  correctionsIn: string;
+  /** Corrections of this period booked in later periods (its closed total does not hold them). */
+  correctionsLater: string;
   consistent: boolean;
 }
 
 export interface Statement extends StatementQuery {
   partitionKey: string;
+  /** open or closed, with who closed it, when and why, and what was booked after it. */
+  status: PeriodStatus;
+  /** Per currency, with `status` and the `corrections` of earlier periods the total includes. */
   totals: LedgerTotal[];
   charges: LedgerCharge[];
   checks: CurrencyCheck[];
@@ -64,6 +80,50 @@ export const validateTenant = (tenant: string): string => {
 export const statementPartitionKey = (query: StatementQuery): string =>
   ledgerPartitionKeyOf(query.tenant, query.accountId, query.period);
 
+const sumOf = (values: readonly { total: string }[]): Big =>
+  values.reduce((acc, value) => acc.plus(value.total), new Big(0));
+const countOf = (values: readonly { charges: number }[]): number =>
+  values.reduce((acc, value) => acc + value.charges, 0);
+
+/**
+ * Per currency, whether the charges explain the stream total. A voided charge counts for nothing; a
+ * correction booked here (of an earlier period) has its charge in that period's partition; a charge of
+ * this period booked later (it was closed) is here but not in this total:
+ *   Σ charges = total − corrections booked here + corrections of this period booked later.
+ */
+export const statementChecks = (
+  streamRows: readonly LedgerTotal[],
+  charges: readonly LedgerCharge[],
+  later: PeriodStatus['correctionsBookedLater'],
+): CurrencyCheck[] => {
+  const currencies = [
+    ...new Set([
+      ...streamRows.map((t) => t.currency),
+      ...charges.map((c) => c.currency),
+      ...later.map((c) => c.currency),
+    ]),
+  ].sort();
+  return currencies.map((currency): CurrencyCheck => {
+    const mine = charges.filter((charge) => charge.currency === currency && !charge.voidedAt);
+    const sum = mine.reduce((acc, charge) => acc.plus(charge.amount), new Big(0));
+    const row = streamRows.find((t) => t.currency === currency);
+    const total = row?.total ?? '0';
+    const correctionsIn = row?.corrections ?? [];
+    const laterHere = later.filter((c) => c.currency === currency);
+    const expectedSum = new Big(total).minus(sumOf(correctionsIn)).plus(sumOf(laterHere));
+    const expectedCount = (row?.charges ?? 0) - countOf(correctionsIn) + countOf(laterHere);
+    return {
+      currency,
+      total,
+      chargesSum: sum.toFixed(),
+      charges: mine.length,
+      correctionsIn: sumOf(correctionsIn).toFixed(),
+      correctionsLater: sumOf(laterHere).toFixed(),
+      consistent: sum.eq(expectedSum) && mine.length === expectedCount,
+    };
+  });
+};
+
 export const readStatement = async (
   dynamo: DynamoDBClient,
   table: string,
@@ -75,34 +135,32 @@ export const readStatement = async (
     period: validatePeriod(query.period),
   };
   const partitionKey = statementPartitionKey(normalized);
-  const [totals, charges] = await Promise.all([
-    readPartitionTotals(dynamo, table, partitionKey),
+  const [items, charges, status] = await Promise.all([
+    readStatementItems(dynamo, table, partitionKey),
     readPartitionCharges(dynamo, table, partitionKey),
+    new DynamoPeriods({ client: dynamo, ledgerTable: table }).status(normalized),
   ]);
-  totals.sort((a, b) => a.currency.localeCompare(b.currency));
+  const periods = items.period ? [periodInfoOf(items.period)] : [];
+  const stream = items.totals.flatMap(streamTotalsOf);
+  const parts = items.snapshots.map(snapshotPartOf);
+  const totals = statementRows(
+    stream,
+    parts,
+    await readCurrentPointers(dynamo, table, parts),
+    periods,
+  );
   charges.sort(
     (a, b) =>
       a.chargePeriodStart.localeCompare(b.chargePeriodStart) ||
       a.currency.localeCompare(b.currency) ||
       a.sk.localeCompare(b.sk),
   );
-  const currencies = [
-    ...new Set([...totals.map((t) => t.currency), ...charges.map((c) => c.currency)]),
-  ].sort();
-  const checks = currencies.map((currency): CurrencyCheck => {
-    const mine = charges.filter((charge) => charge.currency === currency);
-    const sum = mine.reduce((acc, charge) => acc.plus(charge.amount), new Big(0));
-    const total = totals.find((t) => t.currency === currency);
-    const totalValue = total?.total ?? '0';
-    return {
-      currency,
-      total: totalValue,
-      chargesSum: sum.toFixed(),
-      charges: mine.length,
-      consistent: sum.eq(totalValue) && (total?.charges ?? 0) === mine.length,
-    };
-  });
-  return { ...normalized, partitionKey, totals, charges, checks };
+  const checks = statementChecks(
+    statementRows(stream, [], [], periods),
+    charges,
+    status.correctionsBookedLater,
+  );
+  return { ...normalized, partitionKey, status, totals, charges, checks };
 };
 
 /** Totals of many partitions (a table scan), filtered by whatever of tenant/account/period is given. */

@@ -14,7 +14,7 @@ import { decodeRecord } from '../../lambda/core/envelope';
 import { ValidationError } from '../../lambda/core/errors';
 import { parseAlertEvent, parseCostEvent } from '../../lambda/core/formats';
 import { fifoPublishIds } from '../../lambda/core/keys';
-import { CliError, isRetryable, isThrottling } from '../errors';
+import { CliError, describeError, EXIT, isRetryable, isThrottling } from '../errors';
 import type { InputItem, InputMessage } from '../input';
 import type { Stream } from '../resources';
 
@@ -27,6 +27,8 @@ export interface PublishTarget {
   fifo: boolean;
   /** Which parser validates the message (`--strict`, FIFO ids); undefined when unknown. */
   stream?: Stream;
+  /** The tenant whose own topic this is (`publish --tenant` on a stage with tenant topics). */
+  tenant?: string;
 }
 
 export interface PreparedMessage {
@@ -309,7 +311,7 @@ class Publisher {
           }),
         );
       } catch (error) {
-        if (!isRetryable(error)) throw error;
+        if (!isRetryable(error)) throw publishDenied(error, topicArn) ?? error;
         await backoff((error as Error).name ?? 'error');
         continue;
       }
@@ -343,6 +345,29 @@ class Publisher {
     }
   }
 }
+
+/**
+ * Access denied on a publish whose error does not name the topic, with the permission and the topic
+ * named: `sns:Publish` on the topic (the
+ * caller's IAM policy and the topic policy: a tenant topic admits only that tenant's publishers), or the
+ * messaging key's `kms:GenerateDataKey` and `kms:Decrypt` when KMS refused. Undefined for other errors.
+ */
+export const publishDenied = (error: unknown, topicArn: string): CliError | undefined => {
+  const { message } = describeError(error);
+  // AWS's own message already names the action and the topic when it gives them.
+  if (!message.startsWith('Access denied') || message.includes(topicArn)) return undefined;
+  const name = (error as { name?: unknown })?.name;
+  const kms = typeof name === 'string' && /^KMS/i.test(name);
+  return new CliError(
+    kms
+      ? `Access denied: missing permission kms:GenerateDataKey and kms:Decrypt on the messaging key ` +
+          `(stack output MessagingKeyArn), needed to publish to ${topicArn}; grant them to the role or user you are using`
+      : `Access denied: missing permission sns:Publish on ${topicArn}; grant it to the role or user you are ` +
+          'using, and make sure the topic policy admits it (a tenant topic admits only the publishers in that ' +
+          'tenant’s `tenants[].publishers`)',
+    EXIT.operational,
+  );
+};
 
 /**
  * Publishes every message of `items`; rejected lines are counted and listed, never fatal. Throws

@@ -8,7 +8,8 @@ import {
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import Big from 'big.js';
-import { addDecimals, formatDecimal } from '../core/decimal';
+import { DEFAULT_TOTAL_SHARDS } from '../../contract/environment';
+import { formatDecimal } from '../core/decimal';
 import { PermanentError } from '../core/errors';
 import type { StoredCharge } from '../core/ledger-decision';
 import { billingPeriodOf } from '../core/keys';
@@ -16,28 +17,35 @@ import {
   refKey,
   type ChargeCommit,
   type ChargeRef,
+  type CommitOptions,
   type CommitResult,
   type GroupCommitResult,
   type LedgerLayout,
   type LedgerPort,
 } from '../core/ports';
 import {
+  CHARGE_PREFIX,
   DEDUP_EXPIRES_AT,
   DEDUP_PK,
   DYNAMO_LIMITS,
   LEDGER_PK,
   LEDGER_SK,
+  MAX_TOTAL_SHARDS,
   ledgerKey,
   ledgerKeyOf,
   ledgerLayout,
-  totalSortKey,
+  ledgerPartitionKeyOf,
+  shardOf,
   type DedupScope,
 } from './table-layout';
+import { shardUpdate, type ShardWrite } from './total-shards';
 
 export interface DynamoLedgerOptions extends DedupScope {
   client: DynamoDBClient;
   ledgerTable: string;
   now?: () => number;
+  /** Total shards commits spread over (1..32, default 8); readers sum every shard, whatever this is. */
+  totalShards?: number;
 }
 
 const S = (value: string): AttributeValue => ({ S: value });
@@ -63,12 +71,6 @@ const refusedWrite = (detail: string): PermanentError =>
     `the ledger rejected the charge: ${detail}`.slice(0, MAX_REASON_LENGTH),
   );
 
-/** Only contention (nothing failed a condition): the same commit can be tried again as it is. */
-const raceOf = (codes: string[]): 'contended' | 'lost-race' =>
-  codes.every((code) => code === 'None' || code === 'TransactionConflict')
-    ? 'contended'
-    : 'lost-race';
-
 export const decimalOf = (value: AttributeValue | undefined): string =>
   value?.N === undefined ? '0' : formatDecimal(new Big(value.N));
 
@@ -77,6 +79,7 @@ const storedChargeOf = (item: Record<string, AttributeValue>): StoredCharge => (
   contentHash: item.contentHash?.S ?? '',
   amount: decimalOf(item.amount),
   currency: item.currency?.S ?? '',
+  ...(item.voidedAt?.S === undefined ? {} : { voided: true }),
 });
 
 const optional = (name: string, value: string | undefined): Record<string, AttributeValue> =>
@@ -84,10 +87,11 @@ const optional = (name: string, value: string | undefined): Record<string, Attri
 
 /** The ledger's charge item: amount as an exact `N`, identity, content hash and what a statement shows. */
 export const chargeItem = (
-  charge: Pick<ChargeCommit, 'ref' | 'event' | 'identity' | 'contentHash'>,
+  charge: Pick<ChargeCommit, 'ref' | 'event' | 'identity' | 'contentHash' | 'bookedIn'>,
   nowMs: number,
 ): Record<string, AttributeValue> => {
   const { event } = charge;
+  const own = billingPeriodOf(event);
   return {
     ...ledgerKey(charge.ref.pk, charge.ref.sk),
     amount: N(event.amount),
@@ -99,7 +103,10 @@ export const chargeItem = (
     tenant: S(event.tenant),
     source: S(event.source),
     accountId: S(event.accountId),
-    period: S(billingPeriodOf(event)),
+    period: S(own),
+    ...(charge.bookedIn !== undefined && charge.bookedIn !== own
+      ? { bookedIn: S(charge.bookedIn) }
+      : {}),
     chargePeriodStart: S(event.chargePeriodStart),
     chargeCategory: S(event.chargeCategory),
     ...optional('chargeClass', event.chargeClass),
@@ -134,7 +141,7 @@ export class DynamoLedger implements LedgerPort {
             [this.options.ledgerTable]: {
               Keys: chunk.map((ref) => ledgerKey(ref.pk, ref.sk)),
               ConsistentRead: options.consistent ?? true,
-              ProjectionExpression: `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash`,
+              ProjectionExpression: `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash, voidedAt`,
             },
           },
         }),
@@ -158,45 +165,94 @@ export class DynamoLedger implements LedgerPort {
         TableName: this.options.ledgerTable,
         Key: ledgerKey(ref.pk, ref.sk),
         ConsistentRead: true,
-        ProjectionExpression: 'amount, currency, version, contentHash',
+        ProjectionExpression: 'amount, currency, version, contentHash, voidedAt',
       }),
     );
     return response.Item ? storedChargeOf(response.Item) : null;
   }
 
-  async commit(commit: ChargeCommit): Promise<CommitResult> {
+  async commit(commit: ChargeCommit, options: CommitOptions = {}): Promise<CommitResult> {
     const codes = await this.transact([
       ...this.claimAndCharge(commit),
-      ...this.totalUpdates([commit]),
+      ...this.shardWrites([commit], options.attempt ?? 1).map(({ write }) =>
+        shardUpdate(this.options.ledgerTable, write),
+      ),
     ]);
     if (!codes) return 'committed';
-    const [claim, charge, ...totals] = codes;
-    if (
-      claim === CONDITION_FAILED &&
-      charge === 'None' &&
-      totals.every((code) => code === 'None')
-    ) {
+    const [claim, charge, shard] = codes;
+    if (claim === CONDITION_FAILED && charge === 'None' && shard === 'None') {
       return 'claim-without-charge';
     }
-    return raceOf(codes);
+    if (claim === CONDITION_FAILED || charge === CONDITION_FAILED) return 'lost-race';
+    return shard === CONDITION_FAILED ? 'period-closed' : 'contended';
   }
 
-  async commitGroup(commits: ChargeCommit[]): Promise<GroupCommitResult> {
+  async commitGroup(
+    commits: ChargeCommit[],
+    options: CommitOptions = {},
+  ): Promise<GroupCommitResult> {
+    const writes = this.shardWrites(commits, options.attempt ?? 1);
     const codes = await this.transact([
       ...commits.flatMap((commit) => this.claimAndCharge(commit)),
-      ...this.totalUpdates(commits),
+      ...writes.map(({ write }) => shardUpdate(this.options.ledgerTable, write)),
     ]);
     if (!codes) return { result: 'committed' };
-    const race = raceOf(codes);
-    if (race === 'contended') return { result: race };
-    // Items are claim and charge of each commit in order, then the totals (which carry no condition).
+    // Items are claim and charge of each commit in order, then one shard per target partition.
     const losers = commits
       .map((_, index) => index)
       .filter(
         (index) =>
           codes[2 * index] === CONDITION_FAILED || codes[2 * index + 1] === CONDITION_FAILED,
       );
-    return { result: race, losers };
+    if (losers.length > 0) return { result: 'lost-race', losers };
+    const closed = writes.flatMap(({ commits: indexes }, index) =>
+      codes[2 * commits.length + index] === CONDITION_FAILED ? indexes : [],
+    );
+    if (closed.length > 0) return { result: 'period-closed', closed: closed.sort((a, b) => a - b) };
+    return { result: 'contended' };
+  }
+
+  /**
+   * One shard write per target partition (the period a commit is booked in): every change of the
+   * commits booked there, summed, on the shard of the first of them — moved on by one shard per attempt,
+   * so a retry after contention meets other writers elsewhere.
+   */
+  private shardWrites(
+    commits: ChargeCommit[],
+    attempt: number,
+  ): { write: ShardWrite; commits: number[] }[] {
+    const shards = Math.min(
+      Math.max(1, this.options.totalShards ?? DEFAULT_TOTAL_SHARDS),
+      MAX_TOTAL_SHARDS,
+    );
+    const byPartition = new Map<string, { write: ShardWrite; commits: number[] }>();
+    commits.forEach((commit, index) => {
+      const own = billingPeriodOf(commit.event);
+      const period = commit.bookedIn ?? own;
+      const { tenant, accountId } = commit.event;
+      const pk = ledgerPartitionKeyOf(tenant, accountId, period);
+      const deltas = commit.totals.map((change) => ({
+        ...change,
+        ...(period !== own ? { correctionOf: own } : {}),
+      }));
+      const found = byPartition.get(pk);
+      if (found) {
+        found.write.deltas.push(...deltas);
+        found.commits.push(index);
+        return;
+      }
+      const digest = commit.ref.sk.slice(CHARGE_PREFIX.length);
+      byPartition.set(pk, {
+        write: {
+          pk,
+          shard: (shardOf(digest, shards) + attempt - 1) % shards,
+          scope: { tenant, accountId, period },
+          deltas,
+        },
+        commits: [index],
+      });
+    });
+    return [...byPartition.values()];
   }
 
   /**
@@ -252,7 +308,8 @@ export class DynamoLedger implements LedgerPort {
         Item: chargeItem(commit, nowMs),
         ...(commit.previous
           ? {
-              ConditionExpression: 'version = :version AND contentHash = :hash',
+              ConditionExpression:
+                'version = :version AND contentHash = :hash AND attribute_not_exists(voidedAt)',
               ExpressionAttributeValues: {
                 ':version': N(commit.previous.version),
                 ':hash': S(commit.previous.contentHash),
@@ -262,46 +319,5 @@ export class DynamoLedger implements LedgerPort {
       },
     };
     return [claim, charge];
-  }
-
-  /** One ADD per partition and currency, whatever the number of charges behind it. */
-  private totalUpdates(commits: ChargeCommit[]): TransactWriteItem[] {
-    const sums = new Map<
-      string,
-      { commit: ChargeCommit; currency: string; delta: string; charges: number }
-    >();
-    for (const commit of commits) {
-      for (const change of commit.totals) {
-        const key = `${commit.ref.pk}\u0000${change.currency}`;
-        const sum = sums.get(key);
-        sums.set(
-          key,
-          sum
-            ? {
-                ...sum,
-                delta: addDecimals(sum.delta, change.delta),
-                charges: sum.charges + change.charges,
-              }
-            : { commit, currency: change.currency, delta: change.delta, charges: change.charges },
-        );
-      }
-    }
-    return [...sums.values()].map(({ commit, currency, delta, charges }) => ({
-      Update: {
-        TableName: this.options.ledgerTable,
-        Key: ledgerKey(commit.ref.pk, totalSortKey(currency)),
-        UpdateExpression:
-          'ADD #total :delta, #charges :charges SET currency = :currency, tenant = :tenant, accountId = :account, period = :period',
-        ExpressionAttributeNames: { '#total': 'total', '#charges': 'charges' },
-        ExpressionAttributeValues: {
-          ':delta': N(delta),
-          ':charges': N(charges),
-          ':currency': S(currency),
-          ':tenant': S(commit.event.tenant),
-          ':account': S(commit.event.accountId),
-          ':period': S(billingPeriodOf(commit.event)),
-        },
-      },
-    }));
   }
 }

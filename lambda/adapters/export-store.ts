@@ -5,6 +5,7 @@
  * values are written from and read back to strings, never JS numbers.
  */
 import {
+  BatchGetItemCommand,
   BatchWriteItemCommand,
   GetItemCommand,
   PutItemCommand,
@@ -25,6 +26,7 @@ import {
   DIFF_PREFIX,
   LEDGER_PK,
   LEDGER_SK,
+  PERIOD_SK,
   chunkPartSortKey,
   chunkSortKey,
   chunkSortKeyPrefix,
@@ -46,12 +48,14 @@ import {
 import type { ExecutionPlan, ExportTask, PlannedFile } from '../core/exports/plan';
 import type {
   CommitOutcome,
+  CurrentPointer,
   ExecutionRef,
   ExportStorePort,
   SwitchOutcome,
   TaskCursor,
 } from '../core/exports/run-task';
 import { diffSnapshots, type AccountDelta, type SnapshotDiff } from '../core/exports/snapshot';
+import type { LateCorrectionRecord, RejectedCorrection } from '../core/exports/late-corrections';
 import { decimalOf } from './dynamo-ledger';
 import { queryBySortKeyPrefix } from './paged-query';
 
@@ -71,6 +75,8 @@ export interface ExecutionRecord extends ExecutionRef {
   failure?: string;
   files: PlannedFile[];
   tasks: ExportTask[];
+  /** Corrections of closed periods booked (or refused) after this execution's switch. */
+  lateCorrections?: LateCorrectionRecord;
 }
 
 export interface ExecutionRejections {
@@ -94,6 +100,7 @@ const count = (value: AttributeValue | undefined): number => Number(value?.N ?? 
 
 /** The key patterns live in table-layout.ts; re-exported for the modules that import them from here. */
 export { CURRENT_SK, exportPartitionKey, snapshotSortKey };
+export type { CurrentPointer };
 const pkOf = (ref: ExecutionRef): string => exportPartitionKey(ref.tenant, ref.source, ref.period);
 
 /** One part of a chunk's totals stays well inside DynamoDB's 400 KB item limit. */
@@ -103,9 +110,12 @@ const MAX_PARTS = 12;
 const MAX_SAMPLE_REASON = 300;
 const POINTER_SET =
   'SET executionId = :id, #order = :order, switchedAt = :at, tenant = :tenant, #source = :source, #period = :period';
+/** Every switch adds 1: the switch sequence of a (tenant, source, period), the version of its corrections. */
+const POINTER_ADD = 'ADD switchSeq :one';
 const CONTENDED_ATTEMPTS = 5;
 const SWITCH_ATTEMPTS = 8;
 const BATCH_WRITE_LIMIT = 25;
+const BATCH_GET_LIMIT = 100;
 
 const reasonsOf = (error: unknown): string[] | undefined =>
   error instanceof TransactionCanceledException
@@ -157,6 +167,23 @@ const countsValue = (counts: Record<string, number>): AttributeValue => ({
 const countsOf = (value: AttributeValue | undefined): Record<string, number> =>
   Object.fromEntries(Object.entries(value?.M ?? {}).map(([key, item]) => [key, count(item)]));
 
+const lateCorrectionsOf = (value: Record<string, AttributeValue>): LateCorrectionRecord => ({
+  sequence: count(value.sequence),
+  booked: count(value.booked),
+  unchanged: count(value.unchanged),
+  rejected: JSON.parse(value.rejected?.S ?? '[]') as RejectedCorrection[],
+  at: value.at?.S ?? '',
+});
+
+const pointerOf = (item: Record<string, AttributeValue>): CurrentPointer => ({
+  executionId: item.executionId?.S ?? '',
+  order: item.order?.S ?? '',
+  switchedAt: item.switchedAt?.S ?? '',
+  ...(item.previousExecutionId?.S ? { previousExecutionId: item.previousExecutionId.S } : {}),
+  sequence: count(item.switchSeq),
+  correctedSequence: count(item.correctedSeq),
+});
+
 const executionOf = (item: Record<string, AttributeValue>): ExecutionRecord => ({
   tenant: item.tenant?.S ?? '',
   source: item.source?.S ?? '',
@@ -179,6 +206,9 @@ const executionOf = (item: Record<string, AttributeValue>): ExecutionRecord => (
     size: count(file.M?.size),
   })),
   tasks: JSON.parse(item.tasks?.S ?? '[]') as ExportTask[],
+  ...(item.lateCorrections?.M
+    ? { lateCorrections: lateCorrectionsOf(item.lateCorrections.M) }
+    : {}),
 });
 
 /** A snapshot item's per-currency totals and services, `N` values kept exact. */
@@ -381,15 +411,99 @@ export class ExportStore implements ExportStorePort {
     tenant: string,
     source: string,
     period: string,
-  ): Promise<{ executionId: string; order: string; switchedAt: string } | undefined> {
+  ): Promise<CurrentPointer | undefined> {
     const item = await this.getItem(exportPartitionKey(tenant, source, period), CURRENT_SK);
-    return item?.executionId?.S
-      ? {
-          executionId: item.executionId.S,
-          order: item.order?.S ?? '',
-          switchedAt: item.switchedAt?.S ?? '',
+    return item?.executionId?.S ? pointerOf(item) : undefined;
+  }
+
+  /**
+   * The execution each account's period pinned for `source` when it was closed, null when it closed with
+   * no snapshot of it (accounts whose period was never closed are left out). One BatchGetItem of PERIOD
+   * items per 100 accounts.
+   */
+  async readPins(
+    tenant: string,
+    source: string,
+    period: string,
+    accounts: readonly string[],
+  ): Promise<Map<string, string | null>> {
+    const pins = new Map<string, string | null>();
+    let pending = accounts.map((accountId) =>
+      ledgerKey(ledgerPartitionKeyOf(tenant, accountId, period), PERIOD_SK),
+    );
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      const response = await this.options.client.send(
+        new BatchGetItemCommand({
+          RequestItems: {
+            [this.table]: {
+              Keys: pending.slice(0, BATCH_GET_LIMIT),
+              ConsistentRead: true,
+              ProjectionExpression: 'accountId, pinned, closeCount',
+            },
+          },
+        }),
+      );
+      for (const item of response.Responses?.[this.table] ?? []) {
+        const accountId = item.accountId?.S;
+        if (accountId && Number(item.closeCount?.N ?? '0') > 0) {
+          pins.set(accountId, item.pinned?.M?.[source]?.S ?? null);
         }
-      : undefined;
+      }
+      const unprocessed = (response.UnprocessedKeys?.[this.table]?.Keys ?? []) as typeof pending;
+      pending = [...pending.slice(BATCH_GET_LIMIT), ...unprocessed];
+      if (unprocessed.length > 0) await pause(Math.min(attempt, 6));
+    }
+    return pins;
+  }
+
+  /**
+   * Records what the correction pass of switch `sequence` did on the execution (when it had anything
+   * to correct), then marks the pointer corrected up to that switch — unless another switch came
+   * first: its own pass follows.
+   */
+  async recordLateCorrections(
+    ref: ExecutionRef,
+    record: LateCorrectionRecord | undefined,
+    sequence: number,
+  ): Promise<void> {
+    if (record) {
+      const rejected = JSON.stringify(record.rejected);
+      await this.options.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: ledgerKey(pkOf(ref), executionSortKey(ref.executionId)),
+          UpdateExpression: 'SET lateCorrections = :record',
+          ExpressionAttributeValues: {
+            ':record': {
+              M: {
+                sequence: N(record.sequence),
+                booked: N(record.booked),
+                unchanged: N(record.unchanged),
+                rejected: S(
+                  Buffer.byteLength(rejected) <= PART_BYTES
+                    ? rejected
+                    : JSON.stringify(record.rejected.slice(0, 1000)),
+                ),
+                at: S(record.at),
+              },
+            },
+          },
+        }),
+      );
+    }
+    await this.options.client
+      .send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: ledgerKey(pkOf(ref), CURRENT_SK),
+          UpdateExpression: 'SET correctedSeq = :sequence',
+          ConditionExpression: 'switchSeq = :sequence',
+          ExpressionAttributeValues: { ':sequence': N(sequence) },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
   }
 
   /**
@@ -599,7 +713,12 @@ export class ExportStore implements ExportStorePort {
       if (current?.executionId === ref.executionId) {
         const stored = await this.getItem(pk, diffSortKey(current.switchedAt, ref.executionId));
         const diff = stored ? diffOf(stored) : { executionId: ref.executionId, accounts: [] };
-        return { outcome: 'current', diff, switchedAt: current.switchedAt };
+        return {
+          outcome: 'current',
+          diff,
+          switchedAt: current.switchedAt,
+          sequence: current.sequence,
+        };
       }
       if (current && current.order >= execution.order) {
         await this.markSuperseded(ref);
@@ -623,7 +742,7 @@ export class ExportStore implements ExportStorePort {
             TransactItems: await this.switchTransaction(ref, execution, current, diff, switchedAt),
           }),
         );
-        return { outcome: 'current', diff, switchedAt };
+        return { outcome: 'current', diff, switchedAt, sequence: (current?.sequence ?? 0) + 1 };
       } catch (error) {
         const codes = reasonsOf(error);
         if (!codes || codes.includes('ValidationError')) throw error;
@@ -650,8 +769,8 @@ export class ExportStore implements ExportStorePort {
           TableName: this.table,
           Key: ledgerKey(pk, CURRENT_SK),
           UpdateExpression: current
-            ? `${POINTER_SET}, previousExecutionId = :previous`
-            : `${POINTER_SET} REMOVE previousExecutionId`,
+            ? `${POINTER_SET}, previousExecutionId = :previous ${POINTER_ADD}`
+            : `${POINTER_SET} REMOVE previousExecutionId ${POINTER_ADD}`,
           ConditionExpression: current
             ? 'executionId = :previous'
             : 'attribute_not_exists(executionId)',
@@ -663,6 +782,7 @@ export class ExportStore implements ExportStorePort {
             ':source': S(ref.source),
             ':period': S(ref.period),
             ':at': S(switchedAt),
+            ':one': N(1),
             ...(current ? { ':previous': S(current.executionId) } : {}),
           },
         },

@@ -9,7 +9,9 @@ import { queryAll, queryBySortKeyPrefix } from './paged-query';
 import { snapshotTotalsOf } from './export-store';
 import {
   statementRows,
+  type Correction,
   type CurrentSnapshot,
+  type PeriodInfo,
   type SnapshotPart,
   type StatementRow,
 } from '../core/ledger-total';
@@ -19,9 +21,11 @@ import {
   EXPORT_PREFIX,
   LEDGER_PK,
   LEDGER_SK,
+  PERIOD_SK,
   SNAPSHOT_PREFIX,
   TOTAL_PREFIX,
   exportPartitionKey,
+  isTotalShardSortKey,
   ledgerKey,
   ledgerKeyOf,
 } from './table-layout';
@@ -44,15 +48,77 @@ export interface LedgerCharge {
   service?: string;
   skuId?: string;
   description?: string;
+  /** The later period whose totals took it (its own was closed). */
+  bookedIn?: string;
+  voidedAt?: string;
+  voidedBy?: string;
+  voidReason?: string;
 }
 
-const totalOf = (item: Record<string, AttributeValue>): LedgerTotal => ({
+const SHARD_TOTAL = /^total:(.+)$/;
+const SHARD_CORRECTED = /^corrected:(\d{4}-\d{2}):(.+)$/;
+
+/**
+ * The stream totals of one `TOTAL#` item, per currency: a shard (`TOTAL#00`..`TOTAL#31`, every currency
+ * as `total:<cur>` / `charges:<cur>`, corrections as `corrected:<period>:<cur>`) or a per-currency item of
+ * earlier versions (`TOTAL#<cur>`).
+ */
+export const streamTotalsOf = (item: Record<string, AttributeValue>): StatementRow[] => {
+  const scope = {
+    tenant: item.tenant?.S ?? '',
+    accountId: item.accountId?.S ?? '',
+    period: item.period?.S ?? '',
+  };
+  if (!isTotalShardSortKey(ledgerKeyOf(item).sk)) {
+    return [
+      {
+        ...scope,
+        currency: item.currency?.S ?? '',
+        total: decimalOf(item.total),
+        charges: Number(item.charges?.N ?? '0'),
+      },
+    ];
+  }
+  const corrections = new Map<string, Correction[]>();
+  for (const [name, value] of Object.entries(item)) {
+    const match = SHARD_CORRECTED.exec(name);
+    if (!match) continue;
+    const [, of, currency] = match;
+    corrections.set(currency, [
+      ...(corrections.get(currency) ?? []),
+      {
+        of,
+        total: decimalOf(value),
+        charges: Number(item[`correctedCharges:${of}:${currency}`]?.N ?? '0'),
+      },
+    ]);
+  }
+  return Object.entries(item).flatMap(([name, value]) => {
+    const currency = SHARD_TOTAL.exec(name)?.[1];
+    if (currency === undefined) return [];
+    const mine = corrections.get(currency) ?? [];
+    return [
+      {
+        ...scope,
+        currency,
+        total: decimalOf(value),
+        charges: Number(item[`charges:${currency}`]?.N ?? '0'),
+        ...(mine.length > 0 ? { corrections: mine } : {}),
+      },
+    ];
+  });
+};
+
+/** What a statement needs of a PERIOD item: its state and the snapshots pinned at close. */
+export const periodInfoOf = (item: Record<string, AttributeValue>): PeriodInfo => ({
   tenant: item.tenant?.S ?? '',
   accountId: item.accountId?.S ?? '',
   period: item.period?.S ?? '',
-  currency: item.currency?.S ?? '',
-  total: decimalOf(item.total),
-  charges: Number(item.charges?.N ?? '0'),
+  state: item.state?.S === 'closed' ? 'closed' : 'open',
+  closedOnce: Number(item.closeCount?.N ?? '0') > 0,
+  pinned: Object.fromEntries(
+    Object.entries(item.pinned?.M ?? {}).map(([source, value]) => [source, value.S ?? '']),
+  ),
 });
 
 const chargeOf = (item: Record<string, AttributeValue>): LedgerCharge => ({
@@ -68,9 +134,13 @@ const chargeOf = (item: Record<string, AttributeValue>): LedgerCharge => ({
   ...(item.service?.S ? { service: item.service.S } : {}),
   ...(item.skuId?.S ? { skuId: item.skuId.S } : {}),
   ...(item.description?.S ? { description: item.description.S } : {}),
+  ...(item.bookedIn?.S ? { bookedIn: item.bookedIn.S } : {}),
+  ...(item.voidedAt?.S ? { voidedAt: item.voidedAt.S } : {}),
+  ...(item.voidedBy?.S ? { voidedBy: item.voidedBy.S } : {}),
+  ...(item.voidReason?.S ? { voidReason: item.voidReason.S } : {}),
 });
 
-const snapshotPartOf = (item: Record<string, AttributeValue>): SnapshotPart => ({
+export const snapshotPartOf = (item: Record<string, AttributeValue>): SnapshotPart => ({
   tenant: item.tenant?.S ?? '',
   accountId: item.accountId?.S ?? '',
   period: item.period?.S ?? '',
@@ -87,7 +157,7 @@ const currentOf = (item: Record<string, AttributeValue>): CurrentSnapshot => ({
 });
 
 /** The CURRENT pointers of the export sources the snapshot items name (one BatchGetItem per 100). */
-const readCurrentPointers = async (
+export const readCurrentPointers = async (
   client: DynamoDBClient,
   table: string,
   parts: SnapshotPart[],
@@ -113,31 +183,55 @@ const readCurrentPointers = async (
 };
 
 /**
- * A statement of one ledger partition (tenant, account, period): per currency, the stream total plus
- * each export source's current snapshot (the ledger total rule, `core/ledger-total.ts`).
+ * The items of one ledger partition a statement is made of, in one consistent query: the PERIOD item,
+ * its audit records (few), the SNAPSHOT items and the TOTAL items (sort keys PERIOD … TOTAL#\uffff).
  */
-export const readPartitionTotals = async (
+export const readStatementItems = async (
   client: DynamoDBClient,
   table: string,
   pk: string,
-): Promise<LedgerTotal[]> => {
+): Promise<{
+  period?: Record<string, AttributeValue>;
+  snapshots: Record<string, AttributeValue>[];
+  totals: Record<string, AttributeValue>[];
+}> => {
   const items = await queryAll(client, {
     TableName: table,
     KeyConditionExpression: `${LEDGER_PK} = :pk AND ${LEDGER_SK} BETWEEN :first AND :last`,
     ExpressionAttributeValues: {
       ':pk': { S: pk },
-      ':first': { S: SNAPSHOT_PREFIX },
+      ':first': { S: PERIOD_SK },
       ':last': { S: `${TOTAL_PREFIX}\uffff` },
     },
     ConsistentRead: true,
   });
   const prefixed = (prefix: string) =>
     items.filter((item) => ledgerKeyOf(item).sk.startsWith(prefix));
-  const parts = prefixed(SNAPSHOT_PREFIX).map(snapshotPartOf);
+  const period = items.find((item) => ledgerKeyOf(item).sk === PERIOD_SK);
+  return {
+    ...(period ? { period } : {}),
+    snapshots: prefixed(SNAPSHOT_PREFIX),
+    totals: prefixed(TOTAL_PREFIX),
+  };
+};
+
+/**
+ * A statement of one ledger partition (tenant, account, period): per currency, the stream total plus
+ * each export source's pinned or current snapshot, and the period's status (the ledger total rule,
+ * `core/ledger-total.ts`).
+ */
+export const readPartitionTotals = async (
+  client: DynamoDBClient,
+  table: string,
+  pk: string,
+): Promise<LedgerTotal[]> => {
+  const { period, snapshots, totals } = await readStatementItems(client, table, pk);
+  const parts = snapshots.map(snapshotPartOf);
   return statementRows(
-    prefixed(TOTAL_PREFIX).map(totalOf),
+    totals.flatMap(streamTotalsOf),
     parts,
     await readCurrentPointers(client, table, parts),
+    period ? [periodInfoOf(period)] : [],
   );
 };
 
@@ -159,14 +253,16 @@ export const readAllTotals = async (
   const streamTotals: LedgerTotal[] = [];
   const parts: SnapshotPart[] = [];
   const pointers: CurrentSnapshot[] = [];
+  const periods: PeriodInfo[] = [];
   let start: Record<string, AttributeValue> | undefined;
   do {
     const page = await client.send(
       new ScanCommand({
         TableName: table,
-        FilterExpression: `begins_with(${LEDGER_SK}, :total) OR begins_with(${LEDGER_SK}, :snapshot) OR (${LEDGER_SK} = :current AND begins_with(${LEDGER_PK}, :export))`,
+        FilterExpression: `begins_with(${LEDGER_SK}, :total) OR begins_with(${LEDGER_SK}, :snapshot) OR ${LEDGER_SK} = :period OR (${LEDGER_SK} = :current AND begins_with(${LEDGER_PK}, :export))`,
         ExpressionAttributeValues: {
           ':total': { S: TOTAL_PREFIX },
+          ':period': { S: PERIOD_SK },
           ':snapshot': { S: SNAPSHOT_PREFIX },
           ':current': { S: CURRENT_SK },
           ':export': { S: EXPORT_PREFIX },
@@ -177,13 +273,14 @@ export const readAllTotals = async (
     );
     for (const item of page.Items ?? []) {
       const { sk } = ledgerKeyOf(item);
-      if (sk.startsWith(TOTAL_PREFIX)) streamTotals.push(totalOf(item));
+      if (sk.startsWith(TOTAL_PREFIX)) streamTotals.push(...streamTotalsOf(item));
+      else if (sk === PERIOD_SK) periods.push(periodInfoOf(item));
       else if (sk.startsWith(SNAPSHOT_PREFIX)) parts.push(snapshotPartOf(item));
       else pointers.push(currentOf(item));
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  return statementRows(streamTotals, parts, pointers).sort((a, b) =>
+  return statementRows(streamTotals, parts, pointers, periods).sort((a, b) =>
     `${a.tenant}|${a.accountId}|${a.period}|${a.currency}`.localeCompare(
       `${b.tenant}|${b.accountId}|${b.period}|${b.currency}`,
     ),

@@ -1,4 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { MAX_TOTAL_SHARDS } from '../../contract/environment';
 import { DEDUP_TABLE, LEDGER_TABLE } from '../../contract/tables';
 import type { CostEvent } from '../core/events';
 import { fail } from '../core/errors';
@@ -70,7 +71,46 @@ export const ledgerPartitionKey = (event: CostEvent): string =>
 
 export const chargeSortKey = (identity: Pick<CostIdentity, 'digest'>): string =>
   `${CHARGE_PREFIX}${identity.digest}`;
-export const totalSortKey = (currency: string): string => `${TOTAL_PREFIX}${currency}`;
+/** A total item written by earlier versions (one per currency): still read and summed, never written. */
+export const legacyTotalSortKey = (currency: string): string => `${TOTAL_PREFIX}${currency}`;
+
+/** The benchmark's baseline consumer still writes per-currency totals. */
+export const totalSortKey = legacyTotalSortKey;
+
+/**
+ * Shards of an account-period's totals: `TOTAL#00`..`TOTAL#31`, each holding every currency. Writers use
+ * the first `totalShards` of them; readers sum every `TOTAL#` item, whatever the number in use.
+ */
+export { MAX_TOTAL_SHARDS };
+export const totalShardSortKey = (shard: number): string =>
+  `${TOTAL_PREFIX}${String(shard).padStart(2, '0')}`;
+/** Shard sort keys are two digits; currency codes three letters: the two kinds never meet. */
+export const isTotalShardSortKey = (sk: string): boolean => /^TOTAL#\d{2}$/.test(sk);
+/** A charge's home shard out of `shards`: its identity digest's first 8 hex digits. */
+export const shardOf = (identityDigest: string, shards: number): number =>
+  Number.parseInt(identityDigest.slice(0, 8), 16) % shards;
+
+/** Attribute names on a shard item. */
+export const shardAttribute = {
+  total: (currency: string) => `total:${currency}`,
+  charges: (currency: string) => `charges:${currency}`,
+  /** The part of `total:<cur>` booked here as a correction of the closed period `of`. */
+  corrected: (of: string, currency: string) => `corrected:${of}:${currency}`,
+  correctedCharges: (of: string, currency: string) => `correctedCharges:${of}:${currency}`,
+} as const;
+
+/** The state of an account-period (open/closed, close and reopen details) in its ledger partition. */
+export const PERIOD_SK = 'PERIOD';
+export const PERIOD_AUDIT_PREFIX = 'PERIOD#AUDIT#';
+/** An immutable record of one close, reopen or void (ISO instant first: they sort in order). */
+export const periodAuditSortKey = (
+  atIso: string,
+  closeCount: number,
+  action: 'close' | 'reopen' | 'void',
+): string => `${PERIOD_AUDIT_PREFIX}${atIso}#${closeCount}#${action}`;
+export const VOID_PREFIX = 'VOID#';
+/** The audit record of a voided charge, beside it in its own partition. */
+export const voidSortKey = (chargeDigest: string): string => `${VOID_PREFIX}${chargeDigest}`;
 
 // Ledger table, export executions: one `EXPORT#` partition per tenant, export source and billing
 // period holds the plans (`EXEC#`), chunk commits and their parts, the CSV cursors, the CURRENT
@@ -123,8 +163,11 @@ export const alertClaimPrefix = (stream: string): string => stream;
 export const deadLetterMarkerKey = (stream: string, messageId: string): string =>
   `${stream}#dead-letter#${messageId}`;
 
-/** Items one commit writes at most: its claim, its charge and two totals (a currency change). */
-const ITEMS_PER_COMMIT = 4;
+/**
+ * Items one commit writes at most: its claim, its charge and one total shard (every currency of a
+ * partition lives on the same shard item, and a group adds each partition's sum to one shard).
+ */
+const ITEMS_PER_COMMIT = 3;
 
 /** The ledger layout of a stream's consumer, as the core sees it through the ledger port. */
 export const ledgerLayout = (stream: string): LedgerLayout => ({

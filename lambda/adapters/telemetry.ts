@@ -1,14 +1,17 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
-import { ENV } from '../../contract/environment';
-import { METRIC_NAMESPACE } from '../../contract/telemetry';
+import { ENV, readTenantBindings } from '../../contract/environment';
+import type { TenantBindings } from '../../contract/tenant-bindings';
+import { ACCEPTED_METRIC, METRIC_NAMESPACE } from '../../contract/telemetry';
 import type { BatchOutcome } from '../core/batch';
 import { shortHash } from '../core/keys';
-import type { Outcome } from '../core/outcomes';
+import type { Outcome, RecordResult } from '../core/outcomes';
 
 export interface Telemetry {
   logger: Logger;
   metrics: Metrics;
+  /** Dimension values of the accepted-event metrics: configured tenants and sources, the rest `other`. */
+  scopes?: AcceptedScopes;
 }
 
 export const createTelemetry = (env: NodeJS.ProcessEnv = process.env): Telemetry => ({
@@ -20,7 +23,63 @@ export const createTelemetry = (env: NodeJS.ProcessEnv = process.env): Telemetry
     namespace: env[ENV.metricsNamespace] ?? METRIC_NAMESPACE,
     serviceName: env[ENV.serviceName],
   }),
+  scopes: acceptedScopesOf(readTenantBindings(env)),
 });
+
+/**
+ * Each distinct dimension value is a CloudWatch metric of its own (billed, and a publisher could make up
+ * tenants or sources by the thousand through the trusted topic), so only the tenants and sources named
+ * by the bindings get their own value; everything else is counted as `other`.
+ */
+export interface AcceptedScopes {
+  tenants: ReadonlySet<string>;
+  sources: ReadonlySet<string>;
+}
+
+export const OTHER_SCOPE = 'other';
+
+export const acceptedScopesOf = (bindings: TenantBindings | undefined): AcceptedScopes => {
+  const tenants = Object.entries(bindings?.tenants ?? {});
+  return {
+    tenants: new Set(tenants.map(([tenant]) => tenant)),
+    sources: new Set(tenants.flatMap(([, binding]) => binding.sources ?? [])),
+  };
+};
+
+/** Accepted records (applied, restated, duplicate, superseded) per tenant and per tenant and source. */
+export const acceptedCounts = (
+  results: readonly RecordResult[],
+  scopes: AcceptedScopes,
+): { tenant: string; source: string; count: number }[] => {
+  const counts = new Map<string, { tenant: string; source: string; count: number }>();
+  for (const { scope } of results) {
+    if (!scope) continue;
+    const tenant = scopes.tenants.has(scope.tenant) ? scope.tenant : OTHER_SCOPE;
+    const source = scopes.sources.has(scope.source) ? scope.source : OTHER_SCOPE;
+    const key = `${tenant}\n${source}`;
+    const entry = counts.get(key) ?? { tenant, source, count: 0 };
+    entry.count += 1;
+    counts.set(key, entry);
+  }
+  return [...counts.values()];
+};
+
+const reportAccepted = (telemetry: Telemetry, results: readonly RecordResult[]): void => {
+  const perTenant = new Map<string, number>();
+  for (const { tenant, source, count } of acceptedCounts(results, telemetry.scopes ?? NO_SCOPES)) {
+    perTenant.set(tenant, (perTenant.get(tenant) ?? 0) + count);
+    const bySource = telemetry.metrics.singleMetric();
+    bySource.addDimension('tenant', tenant).addDimension('source', source);
+    bySource.addMetric(ACCEPTED_METRIC, MetricUnit.Count, count);
+  }
+  for (const [tenant, count] of perTenant) {
+    const byTenant = telemetry.metrics.singleMetric();
+    byTenant.addDimension('tenant', tenant);
+    byTenant.addMetric(ACCEPTED_METRIC, MetricUnit.Count, count);
+  }
+};
+
+const NO_SCOPES: AcceptedScopes = { tenants: new Set(), sources: new Set() };
 
 /** One structured line per record, a batch summary, and one EMF count per outcome. */
 export const reportBatch = (telemetry: Telemetry, stream: string, outcome: BatchOutcome): void => {
@@ -49,4 +108,5 @@ export const reportBatch = (telemetry: Telemetry, stream: string, outcome: Batch
   for (const [name, count] of Object.entries(counts))
     telemetry.metrics.addMetric(name, MetricUnit.Count, count);
   telemetry.metrics.publishStoredMetrics();
+  reportAccepted(telemetry, outcome.results);
 };

@@ -5,6 +5,7 @@ import { parseCostEvent } from './formats';
 import { costContentHash, costIdentity, type CostIdentity } from './keys';
 import type { IncomingCharge } from './ledger-decision';
 import type { ChargeRef, LedgerLayout, SqsRecordInput } from './ports';
+import type { TenantRouter } from './tenant-binding';
 
 /** A cost record with everything the ledger needs: the event, its keys and where its charge lives. */
 export interface ParsedCharge {
@@ -15,12 +16,17 @@ export interface ParsedCharge {
   claimKey: string;
 }
 
+/** `router` binds the tenant to the delivering topic (tenant bindings configured); without it the message says. */
 export const parseCharge = (
   layout: LedgerLayout,
   record: SqsRecordInput,
   mode: DeliveryMode = 'raw',
+  router?: TenantRouter,
 ): ParsedCharge => {
-  const { event } = parseCostEvent(decodeRecord(record, mode));
+  const decoded = decodeRecord(record, mode);
+  const ingress = router?.ingressOf(decoded);
+  const parsed = parseCostEvent(decoded).event;
+  const event = router && ingress ? router.bind(parsed, decoded, ingress) : parsed;
   const contentHash = costContentHash(event);
   const identity = costIdentity(event, contentHash);
   return { event, contentHash, identity, ...layout.keysOf(event, identity) };

@@ -2,20 +2,25 @@ import type { BatchOutcome } from './batch';
 import { identityField, incomingOf, parseCharge, type ParsedCharge } from './charge';
 import { KeyedSerializer } from './concurrency';
 import type { DeliveryMode } from '../../contract/environment';
-import { ConflictError, fail, TransientError } from './errors';
-import { fifoGroupId } from './keys';
+import { ConflictError, fail, PermanentError, TransientError } from './errors';
+import { billingPeriodOf, fifoGroupId } from './keys';
 import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';
 import type { Outcome, RecordResult } from './outcomes';
 import { parseRecords, parsedValues, runParsedBatch } from './parsed-batch';
+import { Bookings } from './periods';
 import {
   refKey,
   type ChargeCommit,
   type CommitResult,
   type ChargeRef,
   type DeadLetterPort,
+  type LateChargePolicy,
   type LedgerPort,
+  type PeriodKey,
+  type PeriodStatePort,
   type SqsRecordInput,
 } from './ports';
+import type { TenantRouter } from './tenant-binding';
 
 export { parseCharge } from './charge';
 
@@ -24,16 +29,54 @@ export interface CostProcessorOptions {
   concurrency: number;
   /** How SNS delivers to the queue (default `raw`). */
   deliveryMode?: DeliveryMode;
+  /** Tenant bindings (envelope mode): the delivering topic decides the tenant. */
+  tenants?: TenantRouter;
   ledger: LedgerPort;
   deadLetters: DeadLetterPort;
-  /** Commit attempts per record when concurrent writers win the race (default 6). */
+  /**
+   * Milliseconds left in the invocation (the Lambda context's `getRemainingTimeInMillis`). When given,
+   * a record whose commit meets contention is retried for as long as time remains; without it, at most
+   * `maxAttempts` times.
+   */
+  deadline?: () => number;
+  /** Commit attempts per record when concurrent writers win the race, without a deadline (default 6). */
   maxAttempts?: number;
   /** Back-off between attempts (injected so tests need not wait). */
   pause?: (attempt: number) => Promise<void>;
+  /** What happens to a charge whose billing period is closed (default `roll-forward`). */
+  lateChargePolicy?: LateChargePolicy;
+  /** The state of later periods, asked when rolling a late charge forward (default: assume open). */
+  periods?: PeriodStatePort;
 }
 
+/** Longest single back-off, and the time kept in hand to answer the batch before the invocation ends. */
+export const MAX_PAUSE_MS = 1_000;
+export const DEADLINE_MARGIN_MS = 2_000;
+
 const jitteredPause = (attemptNumber: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attemptNumber));
+  new Promise((resolve) =>
+    setTimeout(resolve, Math.random() * Math.min(MAX_PAUSE_MS, 20 * 2 ** attemptNumber)),
+  );
+
+/** Whether another attempt fits: within the deadline (minus margin and a full pause), else the cap. */
+const mayRetry = (options: CostProcessorOptions, attemptsMade: number): boolean =>
+  options.deadline
+    ? options.deadline() > DEADLINE_MARGIN_MS + MAX_PAUSE_MS
+    : attemptsMade < (options.maxAttempts ?? 6);
+
+const periodKeyOf = (charge: ParsedCharge): PeriodKey => ({
+  tenant: charge.event.tenant,
+  accountId: charge.event.accountId,
+  period: billingPeriodOf(charge.event),
+});
+
+const periodClosed = (key: PeriodKey): PermanentError =>
+  new PermanentError(
+    'period-closed',
+    'billingPeriodStart',
+    `billing period ${key.period} of tenant ${key.tenant}, account ${key.accountId} is closed and the ` +
+      'late-charge policy is reject; reopen the period and redrive the message to apply it',
+  );
 
 /**
  * On a FIFO queue a record's group must be the one keys.ts derives from its tenant and account: a body
@@ -88,16 +131,24 @@ export const processCostBatch = async (
   records: readonly SqsRecordInput[],
   options: CostProcessorOptions,
 ): Promise<BatchOutcome> => {
-  const maxAttempts = options.maxAttempts ?? 6;
   const pause = options.pause ?? jitteredPause;
+  const bookings = new Bookings(
+    options.lateChargePolicy ?? 'roll-forward',
+    options.periods ? (key) => options.periods!.stateOf(key) : undefined,
+  );
   const parsed = parseRecords(records, (record) => {
-    const charge = parseCharge(options.ledger.layout, record, options.deliveryMode);
+    const charge = parseCharge(
+      options.ledger.layout,
+      record,
+      options.deliveryMode,
+      options.tenants,
+    );
     if (options.fifo) checkMessageGroup(record, charge);
     return charge;
   });
   const charges = parsedValues(parsed);
   const state = await preRead(options.ledger, charges);
-  const grouped = await commitGroups(options.ledger, charges, state, pause);
+  const grouped = await commitGroups(options.ledger, charges, state, pause, bookings);
   const { known, unconfirmed } = state;
 
   const storedCharge = async (ref: ChargeRef): Promise<StoredCharge | null> => {
@@ -118,11 +169,14 @@ export const processCostBatch = async (
       messageId: record.messageId,
       outcome,
       hash: charge.contentHash,
+      scope: { tenant: charge.event.tenant, source: charge.event.source },
     });
     const groupedOutcome = grouped.get(charge);
     if (groupedOutcome) return result(groupedOutcome);
     const key = refKey(charge.ref);
-    for (let attemptNumber = 1; attemptNumber <= maxAttempts; attemptNumber++) {
+    // `attemptNumber` counts tries against other writers; a refusal by a closed period moves the
+    // booking on (at most MAX_ROLL_FORWARD_MONTHS times) without counting.
+    for (let attemptNumber = 1; ;) {
       const decision = decideCharge(
         incomingOf(charge),
         (await storedCharge(charge.ref)) ?? undefined,
@@ -136,9 +190,15 @@ export const processCostBatch = async (
       }
       const commit = commitOf(charge, decision);
       if (!commit) return result(decision.outcome);
+      const own = periodKeyOf(charge);
+      const target = await bookings.target(own);
+      if (target.kind === 'rejected') throw periodClosed(own);
       let committed: CommitResult;
       try {
-        committed = await options.ledger.commit(commit);
+        committed = await options.ledger.commit(
+          target.kind === 'rolled' ? { ...commit, bookedIn: target.period } : commit,
+          { attempt: attemptNumber },
+        );
       } catch (error) {
         forget(key);
         throw error;
@@ -154,10 +214,20 @@ export const processCostBatch = async (
           'the dedup claim is held but the ledger has no matching charge',
         );
       }
+      if (committed === 'period-closed') {
+        bookings.markClosed({ ...own, period: target.period });
+        continue;
+      }
       if (committed === 'lost-race') forget(key);
+      if (!mayRetry(options, attemptNumber)) break;
       await pause(attemptNumber);
+      attemptNumber++;
     }
-    throw new TransientError('lost the race on every attempt');
+    throw new TransientError(
+      options.deadline
+        ? 'lost the race until the invocation ran out of time'
+        : 'lost the race on every attempt',
+    );
   };
 
   const serializer = new KeyedSerializer();
@@ -207,6 +277,7 @@ const commitGroups = async (
   charges: ParsedCharge[],
   state: LedgerState,
   pause: (attempt: number) => Promise<void>,
+  bookings: Bookings,
 ): Promise<Map<ParsedCharge, Outcome>> => {
   const { known, unconfirmed } = state;
   type Planned = { charge: ParsedCharge; commit: ChargeCommit; outcome: Outcome };
@@ -216,6 +287,8 @@ const commitGroups = async (
     const key = refKey(charge.ref);
     if (seen.has(key) || !known.has(key)) continue;
     seen.add(key);
+    // A charge of a period known to be closed takes the record-by-record path, which books it by policy.
+    if (bookings.isKnownClosed(periodKeyOf(charge))) continue;
     const decision = decideCharge(incomingOf(charge), known.get(key) ?? undefined);
     const commit = commitOf(charge, decision);
     if (commit) planned.push({ charge, commit, outcome: decision.outcome });
@@ -234,13 +307,21 @@ const commitGroups = async (
     ) {
       if (attemptNumber > 1) await pause(attemptNumber - 1);
       const answer = await ledger
-        .commitGroup(group.map((entry) => entry.commit))
+        .commitGroup(
+          group.map((entry) => entry.commit),
+          { attempt: attemptNumber },
+        )
         .catch(() => ({ result: 'error' }) as const);
       if (answer.result === 'committed') committed = true;
       else if (answer.result === 'lost-race' && answer.losers.length > 0) {
         const losers = new Set(answer.losers);
         leftOut.push(...group.filter((_, index) => losers.has(index)));
         group = group.filter((_, index) => !losers.has(index));
+      } else if (answer.result === 'period-closed' && answer.closed.length > 0) {
+        const closed = new Set(answer.closed);
+        for (const index of closed) bookings.markClosed(periodKeyOf(group[index].charge));
+        leftOut.push(...group.filter((_, index) => closed.has(index)));
+        group = group.filter((_, index) => !closed.has(index));
       } else if (answer.result !== 'contended') break;
     }
     if (committed) {

@@ -58,8 +58,8 @@ const sqsAttributes = (raw: SqsRecordLike['messageAttributes']): Record<string, 
  * SQS record → message + attributes.
  * `raw`: the body is the published message and the attributes are the SQS record's; a body shaped like
  * an SNS envelope is just a body (its embedded attributes must never stand in for the real ones).
- * `envelope`: the body must be an SNS notification; message and attributes come from it alone (with raw
- * delivery off, only a direct SQS sender could have set record attributes).
+ * `envelope`: the body must be an SNS notification; message, attributes and the delivering topic's ARN
+ * come from it alone (with raw delivery off, only a direct SQS sender could have set record attributes).
  * Non-JSON text is kept as a string. The mode comes from the subscription's raw message delivery
  * setting (the consumer's DELIVERY_MODE variable); it is never guessed from the body.
  */
@@ -81,9 +81,11 @@ export const decodeRecord = (record: SqsRecordLike, mode: DeliveryMode = 'raw'):
     );
   }
   const inner = parseJson(body.value.Message);
+  const { TopicArn: topicArn } = body.value;
   return {
     message: inner.ok ? inner.value : body.value.Message,
     attributes: snsAttributes(body.value.MessageAttributes),
     snsWrapped: true,
+    ...(typeof topicArn === 'string' ? { topicArn } : {}),
   };
 };

@@ -8,7 +8,13 @@ export type RejectionCode =
   | 'too-large'
   | 'conflict'
   /** FIFO: the record's MessageGroupId is not the group its tenant and account derive. */
-  | 'group-mismatch';
+  | 'group-mismatch'
+  /** The charge's billing period is closed and the late-charge policy is `reject`. */
+  | 'period-closed'
+  /** The message names a tenant other than the one its topic is bound to (or came through no configured topic). */
+  | 'tenant-mismatch'
+  /** The message names a source its tenant's binding does not allow. */
+  | 'source-mismatch';
 
 /**
  * An error that settles a record: it goes to the DLQ with `code`, `field` and `reason` and is never
@@ -56,3 +62,25 @@ export class TransientError extends Error {
 export const fail = (code: RejectionCode, field: string, reason: string): never => {
   throw new ValidationError(code, field, reason);
 };
+
+export type PeriodErrorCode =
+  | 'already-closed'
+  | 'not-closed'
+  | 'reason-required'
+  | 'invalid-period'
+  | 'busy'
+  | 'charge-not-found'
+  | 'period-closed'
+  | 'no-open-period';
+
+/** An operator's period action that cannot be done as asked (close, reopen, void); its message says why. */
+export class PeriodError extends Error {
+  override name = 'PeriodError';
+
+  constructor(
+    readonly code: PeriodErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

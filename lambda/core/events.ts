@@ -46,7 +46,13 @@ export interface CostEvent {
 }
 
 export type AlertKind = 'budget-threshold' | 'budget-forecast' | 'budget-update' | 'anomaly';
-export type AlertFormat = 'gcp-budget' | 'aws-budgets' | 'cost-anomaly' | 'canonical';
+export type AlertFormat =
+  | 'gcp-budget'
+  | 'gcp-anomaly'
+  | 'aws-budgets'
+  | 'cost-anomaly'
+  | 'cost-anomaly-event'
+  | 'canonical';
 export type Severity = 'info' | 'warning' | 'critical';
 
 export interface AlertEvent {
@@ -71,6 +77,12 @@ export interface AlertEvent {
   anomalyStart?: string;
   monitorArn?: string;
   service?: string;
+  /** Anomalies: impact as a percentage of the expected spend. */
+  impactPercentage?: string;
+  /** Anomalies: root causes as readable one-line descriptions, most significant first. */
+  causes?: string[];
+  /** Where the source's console shows this alert, when the message gives one. */
+  link?: string;
   severity: Severity;
 }
 
@@ -82,4 +94,6 @@ export interface DecodedRecord {
   attributes: Record<string, string>;
   /** True when the body was an SNS notification envelope. */
   snsWrapped: boolean;
+  /** The envelope's `TopicArn` (envelope mode only): which topic SNS delivered the message from. */
+  topicArn?: string;
 }

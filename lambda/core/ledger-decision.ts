@@ -7,6 +7,8 @@ export interface StoredCharge {
   contentHash: string;
   amount: string;
   currency: string;
+  /** Voided by an operator: final, later copies and versions have no effect. */
+  voided?: boolean;
 }
 
 export interface IncomingCharge {
@@ -28,6 +30,7 @@ export type LedgerDecision =
   | { outcome: 'restated'; previous: StoredCharge; totals: TotalChange[] }
   | { outcome: 'duplicate' }
   | { outcome: 'superseded' }
+  | { outcome: 'voided' }
   | { outcome: 'conflict'; reason: string };
 
 /** The one place that decides what a charge does to the ledger, given what the ledger already holds. */
@@ -41,6 +44,7 @@ export const decideCharge = (
       totals: [{ currency: incoming.currency, delta: incoming.amount, charges: 1 }],
     };
   }
+  if (stored.voided) return { outcome: 'voided' };
   const sameContent = stored.contentHash === incoming.contentHash;
   if (incoming.identity.kind !== 'line-item') {
     return sameContent

@@ -1,13 +1,25 @@
 /**
  * The ledger total rule — the only place that decides what a statement shows:
  *
- *   total(tenant, account, period, currency) = the stream total
- *     + Σ over export sources of that source's CURRENT snapshot for the account.
+ *   total(tenant, account, period, currency) = Σ the period's stream total items (its shards, and the
+ *     per-currency items of earlier versions)
+ *     + Σ over export sources of that source's snapshot for the account: the execution pinned on the
+ *       period when it was first closed; nothing for a source with no pin once the period has been
+ *       closed (it had no snapshot then); the source's CURRENT one while the period was never closed.
  *
- * Charges add up the same way (stream charges + the current snapshot's valid rows). A snapshot item
- * of any other execution of its source (an older or a superseded one) counts for nothing.
+ * Charges add up the same way (stream charges + the snapshot's valid rows). A snapshot item of any
+ * other execution of its source counts for nothing. A stream total may carry corrections: the part of
+ * it booked here for a closed earlier period (already in the total, listed so statements show it).
  */
 import { addDecimals } from './decimal';
+import type { PeriodState } from './ports';
+
+/** Part of a row's total booked in it as a correction of the closed period `of`. */
+export interface Correction {
+  of: string;
+  total: string;
+  charges: number;
+}
 
 export interface StatementRow {
   tenant: string;
@@ -16,6 +28,10 @@ export interface StatementRow {
   currency: string;
   total: string;
   charges: number;
+  /** Set on every row `statementRows` returns ('open' when the period was never closed). */
+  status?: PeriodState;
+  /** Corrections included in `total` (by corrected period); absent when there are none. */
+  corrections?: Correction[];
 }
 
 /** One account's part of one export execution. */
@@ -37,8 +53,22 @@ export interface CurrentSnapshot {
   executionId: string;
 }
 
+/** What a statement needs of an account-period's PERIOD item. */
+export interface PeriodInfo {
+  tenant: string;
+  accountId: string;
+  period: string;
+  state: PeriodState;
+  /** Closed at least once (even if reopened since): its snapshots are its pins, and only those. */
+  closedOnce: boolean;
+  /** Export source → the execution that was current when the period was first closed. */
+  pinned: Record<string, string>;
+}
+
 const sourceKey = (tenant: string, source: string, period: string): string =>
   JSON.stringify([tenant, source, period]);
+const accountPeriodKey = (row: Pick<StatementRow, 'tenant' | 'accountId' | 'period'>): string =>
+  JSON.stringify([row.tenant, row.accountId, row.period]);
 const rowKey = (row: Pick<StatementRow, 'tenant' | 'accountId' | 'period' | 'currency'>): string =>
   JSON.stringify([row.tenant, row.accountId, row.period, row.currency]);
 
@@ -48,10 +78,34 @@ const compareRows = (a: StatementRow, b: StatementRow): number =>
   a.period.localeCompare(b.period) ||
   a.currency.localeCompare(b.currency);
 
+const mergeCorrections = (
+  a: readonly Correction[] = [],
+  b: readonly Correction[] = [],
+): Correction[] => {
+  const byPeriod = new Map<string, Correction>();
+  for (const correction of [...a, ...b]) {
+    const found = byPeriod.get(correction.of);
+    byPeriod.set(
+      correction.of,
+      found
+        ? {
+            of: found.of,
+            total: addDecimals(found.total, correction.total),
+            charges: found.charges + correction.charges,
+          }
+        : { ...correction },
+    );
+  }
+  return [...byPeriod.values()]
+    .filter((correction) => correction.total !== '0' || correction.charges !== 0)
+    .sort((x, y) => x.of.localeCompare(y.of));
+};
+
 export const statementRows = (
   streamTotals: readonly StatementRow[],
   snapshots: readonly SnapshotPart[],
   current: readonly CurrentSnapshot[],
+  periods: readonly PeriodInfo[] = [],
 ): StatementRow[] => {
   const currentIds = new Map(
     current.map((pointer) => [
@@ -59,25 +113,33 @@ export const statementRows = (
       pointer.executionId,
     ]),
   );
+  const periodInfo = new Map(periods.map((info) => [accountPeriodKey(info), info]));
+  const counted = (part: SnapshotPart): boolean => {
+    const info = periodInfo.get(accountPeriodKey(part));
+    const pinned = info?.pinned[part.source];
+    if (pinned !== undefined) return pinned === part.executionId;
+    if (info?.closedOnce) return false;
+    return currentIds.get(sourceKey(part.tenant, part.source, part.period)) === part.executionId;
+  };
   const rows = new Map<string, StatementRow>();
   const add = (row: StatementRow): void => {
     const key = rowKey(row);
     const found = rows.get(key);
-    rows.set(
-      key,
-      found
-        ? {
-            ...found,
-            total: addDecimals(found.total, row.total),
-            charges: found.charges + row.charges,
-          }
-        : { ...row },
-    );
+    const corrections = mergeCorrections(found?.corrections, row.corrections);
+    rows.set(key, {
+      tenant: row.tenant,
+      accountId: row.accountId,
+      period: row.period,
+      currency: row.currency,
+      total: found ? addDecimals(found.total, row.total) : addDecimals('0', row.total),
+      charges: (found?.charges ?? 0) + row.charges,
+      status: periodInfo.get(accountPeriodKey(row))?.state ?? 'open',
+      ...(corrections.length > 0 ? { corrections } : {}),
+    });
   };
   streamTotals.forEach(add);
   for (const part of snapshots) {
-    if (currentIds.get(sourceKey(part.tenant, part.source, part.period)) !== part.executionId)
-      continue;
+    if (!counted(part)) continue;
     for (const [currency, totals] of Object.entries(part.totals)) {
       add({
         tenant: part.tenant,

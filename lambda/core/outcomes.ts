@@ -4,6 +4,8 @@ export type Outcome =
   | 'restated'
   | 'duplicate'
   | 'superseded'
+  /** A copy or later version of a charge an operator voided: no effect. */
+  | 'voided'
   | 'conflict'
   | 'observed'
   | 'notified'
@@ -15,6 +17,7 @@ export const OUTCOMES: readonly Outcome[] = [
   'restated',
   'duplicate',
   'superseded',
+  'voided',
   'conflict',
   'observed',
   'notified',
@@ -29,4 +32,6 @@ export interface RecordResult {
   hash?: string;
   /** Why: rejection reason, conflict detail or the transient error's name. */
   reason?: string;
+  /** Tenant and source of a record that was accepted (parsed and bound): the per-tenant rate metrics. */
+  scope?: { tenant: string; source: string };
 }

@@ -1,3 +1,4 @@
+import type { LateChargePolicy } from '../../contract/environment';
 import type { StoredCharge, TotalChange } from './ledger-decision';
 import type { AlertEvent, CostEvent } from './events';
 import type { RejectionCode } from './errors';
@@ -37,19 +38,39 @@ export interface ChargeCommit {
   totals: TotalChange[];
   /** The charge as read before deciding; the write is conditional on it being unchanged. */
   previous?: StoredCharge;
+  /**
+   * The `yyyy-mm` period whose totals take the effect when it is not the charge's own (its own period was
+   * closed and the late-charge policy rolled it forward); the charge item records it as `bookedIn`.
+   */
+  bookedIn?: string;
+}
+
+/** Per commit attempt: which try this is, so a retry after contention can move to another total shard. */
+export interface CommitOptions {
+  /** 1 for the first try (default). */
+  attempt?: number;
 }
 
 /**
+ * `period-closed`: only cancelled because the period whose totals the commit adds to is closed (claim and
+ * charge conditions held); decide where the effect goes by the late-charge policy and commit again.
  * `lost-race`: a concurrent writer changed the charge first (re-read and decide again).
  * `contended`: only cancelled because another transaction was writing the same items (a shared total);
  * nothing failed a condition, so the same commit can simply be tried again.
  * `claim-without-charge`: the claim is held but the ledger has no matching charge (an item was removed by
  * hand); retrying cannot help.
  */
-export type CommitResult = 'committed' | 'lost-race' | 'contended' | 'claim-without-charge';
+export type CommitResult =
+  'committed' | 'lost-race' | 'contended' | 'claim-without-charge' | 'period-closed';
 
+/**
+ * `lost-race`: `losers` are the commits whose claim or charge condition failed. `period-closed`: nothing
+ * lost a race, but `closed` are the commits whose totals go to a closed period (the others can commit).
+ */
 export type GroupCommitResult =
-  { result: 'committed' | 'contended' } | { result: 'lost-race'; losers: number[] };
+  | { result: 'committed' | 'contended' }
+  | { result: 'lost-race'; losers: number[] }
+  | { result: 'period-closed'; closed: number[] };
 
 /** The ledger's key layout and its limits, owned by the adapter. */
 export interface LedgerLayout {
@@ -76,13 +97,76 @@ export interface LedgerPort {
    * Claim + charge + totals in one transaction. Throws a `PermanentError` when the ledger refuses the
    * write as invalid, any other error when it is transient.
    */
-  commit(commit: ChargeCommit): Promise<CommitResult>;
+  commit(commit: ChargeCommit, options?: CommitOptions): Promise<CommitResult>;
   /**
    * Several commits (distinct charges, at most `layout.maxGroupSize`) in one transaction, totals summed
    * per partition and currency.
    * When it loses a race, `losers` are the indexes of the commits whose claim or charge condition failed.
    */
-  commitGroup(commits: ChargeCommit[]): Promise<GroupCommitResult>;
+  commitGroup(commits: ChargeCommit[], options?: CommitOptions): Promise<GroupCommitResult>;
+}
+
+// Billing periods: one state per tenant, account and `yyyy-mm` period (docs/ledger.md).
+
+export type PeriodState = 'open' | 'closed';
+
+/** What happens to an effect whose own period is closed (docs/ledger.md#late-charges). */
+export type { LateChargePolicy };
+
+export interface PeriodKey {
+  tenant: string;
+  accountId: string;
+  /** `yyyy-mm` */
+  period: string;
+}
+
+export interface CurrencyTotal {
+  currency: string;
+  total: string;
+  charges: number;
+}
+
+export interface PeriodStatus extends PeriodKey {
+  state: PeriodState;
+  closedAt?: string;
+  closedBy?: string;
+  closeReason?: string;
+  /** How many times the period was closed (0 when never). */
+  closeCount: number;
+  reopenedAt?: string;
+  reopenedBy?: string;
+  reopenReason?: string;
+  /** The statement taken at the last close; [] when never closed. */
+  totalsAtClose: CurrencyTotal[];
+  /** Corrections of THIS period booked in later periods: per booking period and currency. */
+  correctionsBookedLater: { bookedIn: string; currency: string; total: string; charges: number }[];
+}
+
+export interface VoidRequest extends PeriodKey {
+  /** The charge's sort key in its own period's partition (`CHARGE#<digest>`). */
+  chargeSk: string;
+  by: string;
+  reason: string;
+  policy: LateChargePolicy;
+}
+
+/** Reads only the state of a period (the cost consumer's view: open or closed, nothing else). */
+export interface PeriodStatePort {
+  stateOf(key: PeriodKey): Promise<PeriodState>;
+}
+
+/** Closing, reopening, inspecting billing periods and voiding charges; errors are `PeriodError`s. */
+export interface PeriodPort extends PeriodStatePort {
+  /** Closing a closed period fails with `already-closed`. */
+  close(key: PeriodKey, by: string, reason: string): Promise<PeriodStatus>;
+  /** The reason is required (`reason-required`); reopening an open period fails with `not-closed`. */
+  reopen(key: PeriodKey, by: string, reason: string): Promise<PeriodStatus>;
+  status(key: PeriodKey): Promise<PeriodStatus>;
+  /** Every period with a PERIOD item or totals for the tenant (and account when given). */
+  list(filter: { tenant: string; accountId?: string }): Promise<PeriodStatus[]>;
+  voidCharge(
+    input: VoidRequest,
+  ): Promise<{ outcome: 'voided' | 'already-voided'; bookedIn: string }>;
 }
 
 /** Publishes an alert at most once per key, across invocations. */

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { consumerSettings, type ConsumerSettings } from '../adapters/settings';
 import { deadLettersFor } from '../adapters/sqs-dead-letters';
 import { createTelemetry, reportBatch, type Telemetry } from '../adapters/telemetry';
@@ -30,11 +30,11 @@ export const wireConsumer = (
 export const batchHandler =
   (
     wiring: ConsumerWiring,
-    process: (records: SQSRecord[]) => Promise<BatchOutcome>,
+    process: (records: SQSRecord[], context?: Context) => Promise<BatchOutcome>,
     observe?: BatchObserver,
   ) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const outcome = await process(event.Records);
+  async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    const outcome = await process(event.Records, context);
     reportBatch(wiring.telemetry, wiring.settings.stream, outcome);
     observe?.(outcome);
     return { batchItemFailures: outcome.batchItemFailures };

@@ -1,11 +1,18 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import {
+  readLateChargePolicy,
+  readTenantBindings,
+  readTotalShards,
+} from '../../contract/environment';
 import { DynamoLedger } from '../adapters/dynamo-ledger';
+import { DynamoPeriods } from '../adapters/dynamo-periods';
 import { ledgerTableName } from '../adapters/settings';
 import { dedupScopeOf } from '../adapters/table-layout';
 import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
+import { TenantRouter } from '../core/tenant-binding';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
 
 export interface CostLedgerClients {
@@ -18,17 +25,35 @@ export const createCostLedgerHandler = (
   env: NodeJS.ProcessEnv = process.env,
   clients: CostLedgerClients = { dynamo: new DynamoDBClient({}), sqs: new SQSClient({}) },
   observe?: BatchObserver,
-): ((event: SQSEvent) => Promise<SQSBatchResponse>) => {
+): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
   const wiring = wireConsumer(env, clients);
   const { settings, deadLetters } = wiring;
+  const tenants = new TenantRouter(readTenantBindings(env));
+  const totalShards = readTotalShards(env);
+  const lateChargePolicy = readLateChargePolicy(env);
   const ledger = new DynamoLedger({
     client: clients.dynamo,
     ledgerTable: ledgerTableName(env),
+    totalShards,
     ...dedupScopeOf(settings),
+  });
+  const periods = new DynamoPeriods({
+    client: clients.dynamo,
+    ledgerTable: ledgerTableName(env),
+    totalShards,
   });
   return batchHandler(
     wiring,
-    (records) => processCostBatch(records, { ...settings, ledger, deadLetters }),
+    (records, context) =>
+      processCostBatch(records, {
+        ...settings,
+        ledger,
+        deadLetters,
+        tenants,
+        periods,
+        lateChargePolicy,
+        ...(context ? { deadline: () => context.getRemainingTimeInMillis() } : {}),
+      }),
     observe,
   );
 };

@@ -3,6 +3,9 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { readLateChargePolicy, readTotalShards } from '../../contract/environment';
+import { DynamoLedger } from '../adapters/dynamo-ledger';
+import { DynamoPeriods } from '../adapters/dynamo-periods';
 import { ExportObjects } from '../adapters/export-objects';
 import { chunkWorkerSettings, exportSettings } from '../adapters/export-settings';
 import { ExportStore } from '../adapters/export-store';
@@ -10,6 +13,7 @@ import { S3Objects } from '../adapters/s3-objects';
 import { SnsDiffNotifier } from '../adapters/sns-diff-notifier';
 import { dedupScopeOf } from '../adapters/table-layout';
 import type { BatchObserver } from '../core/batch';
+import { bookThroughCostPath } from '../core/exports/late-correction-pass';
 import { processTaskBatch, type TaskBatchOptions } from '../core/exports/task-batch';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
 import { exportS3Client } from './export-planner';
@@ -46,11 +50,27 @@ export const createExportChunkHandler = (
     topicArn: worker.notificationsTopicArn,
     ...dedupScopeOf(settings),
   });
+  const store = new ExportStore({ client: clients.dynamo, ledgerTable: exports.ledgerTable });
+  const totalShards = readTotalShards(env);
+  // Corrections of closed periods are charges: the cost consumer's ledger, periods and policy. Their
+  // claims carry this stream's prefix in the dedup table.
+  const ledger = new DynamoLedger({
+    client: clients.dynamo,
+    ledgerTable: exports.ledgerTable,
+    totalShards,
+    ...dedupScopeOf(settings),
+  });
+  const periods = new DynamoPeriods({
+    client: clients.dynamo,
+    ledgerTable: exports.ledgerTable,
+    totalShards,
+  });
+  const lateChargePolicy = readLateChargePolicy(env);
   const options: TaskBatchOptions = {
     concurrency: settings.concurrency,
     bucket: exports.bucket,
     sources: exports.sources,
-    store: new ExportStore({ client: clients.dynamo, ledgerTable: exports.ledgerTable }),
+    store,
     openRows: (bucket, task, fromRow) => objects.rowsOf(bucket, task, fromRow),
     subChunkRows: worker.subChunkRows,
     threshold: worker.threshold,
@@ -61,9 +81,19 @@ export const createExportChunkHandler = (
   return async (event, context) => {
     if (context) notifier.useContext(context);
     const budget = context ? { remainingMs: () => context.getRemainingTimeInMillis() } : undefined;
+    const corrections = {
+      store,
+      book: bookThroughCostPath({
+        concurrency: settings.concurrency,
+        ledger,
+        periods,
+        lateChargePolicy,
+        ...(context ? { deadline: () => context.getRemainingTimeInMillis() } : {}),
+      }),
+    };
     return batchHandler(
       wiring,
-      (records) => processTaskBatch(records, { ...options, budget }),
+      (records) => processTaskBatch(records, { ...options, budget, corrections }),
       observe,
     )(event);
   };

@@ -12,6 +12,27 @@ export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 /** Runtime of every consumer: the newest Node.js runtime aws-cdk-lib knows. */
 export const CONSUMER_RUNTIME = lambda.Runtime.NODEJS_24_X;
 
+/** A bundle's module format and whether the AWS SDK v3 is in it or left to the runtime's copy. */
+export interface BundleShape {
+  readonly format: 'esm' | 'cjs';
+  readonly sdk: 'external' | 'bundled';
+}
+
+/**
+ * The shape every consumer is deployed in: CommonJS with the AWS SDK bundled. `npm run bench` measures
+ * module init of every shape with these settings on Node 24 (docs/benchmarks.md, "Cold start"): this one
+ * loads fastest. The SDK from node_modules is many files to resolve and read; and an ES module importing
+ * a Node built-in such as `node:http` builds its ESM facade, which evaluates every lazy export of it
+ * (on Node 24 that loads undici), while `require` does not.
+ */
+export const CONSUMER_BUNDLE: BundleShape & { readonly target: string } = {
+  format: 'cjs',
+  sdk: 'bundled',
+  target: 'node24',
+};
+
+export const CONSUMER_NODE_OPTIONS = '--enable-source-maps';
+
 /**
  * ESM bundles cannot `require`; CommonJS dependencies bundled into them still call it.
  * Define `require` from `import.meta.url` (aliased import so it cannot clash with bundled names).
@@ -33,8 +54,8 @@ export interface ConsumerFunctionProps {
 }
 
 /**
- * A consumer Lambda: NodejsFunction bundled locally with esbuild (minified ESM + source maps,
- * AWS SDK v3 left to the runtime), ARM64, explicit log group with retention, and its own role
+ * A consumer Lambda: NodejsFunction bundled locally with esbuild (minified, source maps, in the shape
+ * of `CONSUMER_BUNDLE`), ARM64, explicit log group with retention, and its own role
  * whose only baseline permission is writing to that log group. Every other permission is added
  * by the caller, statement by statement, on exact resources.
  */
@@ -71,19 +92,22 @@ export class ConsumerFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: CONSUMER_NODE_OPTIONS,
         ...props.environment,
       },
       bundling: {
-        format: OutputFormat.ESM,
-        banner: ESM_REQUIRE_BANNER,
+        ...(CONSUMER_BUNDLE.format === 'esm'
+          ? { format: OutputFormat.ESM, banner: ESM_REQUIRE_BANNER }
+          : { format: OutputFormat.CJS }),
         mainFields: ['module', 'main'],
         minify: true,
         sourceMap: true,
         sourceMapMode: SourceMapMode.EXTERNAL,
         sourcesContent: false,
-        target: 'node24',
-        externalModules: ['@aws-sdk/*'],
+        target: CONSUMER_BUNDLE.target,
+        ...(CONSUMER_BUNDLE.sdk === 'bundled'
+          ? { bundleAwsSDK: true }
+          : { externalModules: ['@aws-sdk/*'] }),
         forceDockerBundling: false,
       },
     });

@@ -1,7 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { outcomeMetric } from './consumer-alarms';
+import { acceptedMetric, outcomeMetric, TENANT_RATE_STD_DEVS } from './consumer-alarms';
+import { ACCEPTED_METRIC, METRIC_NAMESPACE } from '../../contract/telemetry';
+import type { TenantConfig } from '../../contract/tenant-bindings';
 import { QueueConsumer } from './queue-consumer';
 import { OUTCOMES } from '../../lambda/core/outcomes';
 
@@ -9,6 +11,11 @@ export interface OpsDashboardProps {
   readonly dashboardName: string;
   readonly pipelines: readonly QueueConsumer[];
   readonly alarms: readonly cloudwatch.IAlarm[];
+  /** One row per tenant with a topic of its own: accepted events against their expected band, by source. */
+  readonly tenantRates?: {
+    readonly serviceName: string;
+    readonly tenants: readonly TenantConfig[];
+  };
 }
 
 /** One dashboard per stage: alarm status, then one row block per stream. */
@@ -79,6 +86,52 @@ export class OpsDashboard extends Construct {
           left: OUTCOMES.map((o) => outcomeMetric(p.serviceName, o, period).with({ label: o })),
           stacked: true,
           width: 6,
+        }),
+      );
+    }
+    if (props.tenantRates)
+      this.addTenantRows(props.tenantRates.serviceName, props.tenantRates.tenants);
+  }
+
+  private addTenantRows(serviceName: string, tenants: readonly TenantConfig[]): void {
+    const period = Duration.minutes(5);
+    for (const tenant of tenants) {
+      const accepted = acceptedMetric(serviceName, tenant.id, period);
+      const ceiling = tenant.maxEventsPerMinute;
+      this.dashboard.addWidgets(
+        new cloudwatch.GraphWidget({
+          title: `tenant ${tenant.id}: accepted events (5 min) and expected band`,
+          left: [
+            accepted.with({ label: 'accepted' }),
+            new cloudwatch.MathExpression({
+              expression: `ANOMALY_DETECTION_BAND(m1, ${TENANT_RATE_STD_DEVS})`,
+              usingMetrics: { m1: accepted },
+              label: 'expected band',
+              period,
+            }),
+          ],
+          ...(ceiling !== undefined
+            ? {
+                leftAnnotations: [
+                  { value: ceiling * period.toMinutes(), label: `ceiling ${ceiling}/min × 5` },
+                ],
+              }
+            : {}),
+          width: 14,
+        }),
+        new cloudwatch.GraphWidget({
+          title: `tenant ${tenant.id}: accepted by source`,
+          left: [
+            new cloudwatch.MathExpression({
+              expression:
+                `SEARCH('{${METRIC_NAMESPACE},service,source,tenant} MetricName="${ACCEPTED_METRIC}" ` +
+                `service="${serviceName}" tenant="${tenant.id}"', 'Sum', ${period.toSeconds()})`,
+              label: '',
+              period,
+            }),
+          ],
+          stacked: true,
+          width: 10,
         }),
       );
     }

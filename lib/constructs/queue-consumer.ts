@@ -18,6 +18,12 @@ import {
 } from '../invariants';
 import { ConsumerFunction, ConsumerFunctionProps } from './consumer-function';
 
+/** A topic whose every message belongs to `tenant`. */
+export interface TenantTopic {
+  readonly tenant: string;
+  readonly topic: sns.ITopic;
+}
+
 /** A message stream's or an export queue's name (STREAM_NAME). */
 export type PipelineName = StreamName | ExportStreamDefinition['name'];
 
@@ -26,6 +32,12 @@ export interface QueueConsumerProps {
   readonly streamName: PipelineName;
   /** Topic feeding the queue (raw message delivery); omitted for a queue fed by `producerRoleArns`. */
   readonly topic?: sns.ITopic;
+  /**
+   * Topics bound to one tenant each (docs/threat-model.md). With any, every subscription of the queue
+   * (`topic`'s too) delivers the SNS envelope instead of the raw message, so that each record names the
+   * topic it came from (DELIVERY_MODE=envelope).
+   */
+  readonly tenantTopics?: readonly TenantTopic[];
   /** Roles of this app that send into the source queue themselves (e.g. the export planner). */
   readonly producerRoleArns?: readonly string[];
   /** Queue kind; must match the DLQ, and a FIFO queue needs a FIFO topic. */
@@ -73,8 +85,8 @@ export interface QueueConsumerProps {
 /**
  * "Queue + DLQ + consumer" for standard and FIFO streams. Enforces the lib/invariants.ts rules
  * at synth time, then builds: encrypted TLS-only DLQ (retained, generated name, accepting only
- * this source queue) and source queue with a redrive policy, the SNS → SQS subscription (raw
- * delivery, undeliverable messages to the same DLQ), the consumer function with partial batch
+ * this source queue) and source queue with a redrive policy, the SNS → SQS subscriptions (raw
+ * delivery, or envelopes when tenant topics feed the queue; undeliverable messages to the same DLQ), the consumer function with partial batch
  * responses, the consumer's permission to forward poison messages to its own DLQ, and queue
  * policies that deny every other sender (see denyDirectSends).
  */
@@ -94,7 +106,12 @@ export class QueueConsumer extends Construct {
 
     // ---- invariants (throw before anything is built) ----
     const batchingWindowSeconds = props.fifo ? 0 : props.maxBatchingWindow.toSeconds();
-    if (props.topic) checkTopicFeedsQueue({ topicFifo: props.topic.fifo, queueFifo: props.fifo });
+    const tenantTopics = props.tenantTopics ?? [];
+    for (const topic of [
+      ...(props.topic ? [props.topic] : []),
+      ...tenantTopics.map((t) => t.topic),
+    ])
+      checkTopicFeedsQueue({ topicFifo: topic.fifo, queueFifo: props.fifo });
     if (props.deadLetterQueue)
       checkDlqKind({ queueFifo: props.fifo, dlqFifo: props.deadLetterQueue.fifo });
     checkDedupTtl({
@@ -162,14 +179,15 @@ export class QueueConsumer extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
     });
 
-    // ---- SNS → SQS (raw delivery; messages SNS cannot deliver land in the DLQ, never dropped) ----
-    const rawMessageDelivery = true;
+    // ---- SNS → SQS (raw delivery unless tenant-bound; messages SNS cannot deliver land in the DLQ) ----
+    const rawMessageDelivery = tenantTopics.length === 0;
     props.topic?.addSubscription(
       new subs.SqsSubscription(this.queue, {
         rawMessageDelivery,
         deadLetterQueue: this.deadLetterQueue,
       }),
     );
+    if (tenantTopics.length > 0) this.subscribeTenantTopics(tenantTopics);
 
     // ---- consumer ----
     const { serviceName, logLevel, environment, ...fnProps } = props.consumer;
@@ -211,7 +229,9 @@ export class QueueConsumer extends Construct {
       'kms:Decrypt',
     ]);
 
-    const topicArns = props.topic ? [props.topic.topicArn] : [];
+    const topicArns = [props.topic, ...tenantTopics.map((t) => t.topic)].flatMap((topic) =>
+      topic ? [topic.topicArn] : [],
+    );
     denyDirectSends({
       queue: this.queue,
       exceptSourceArns: [...topicArns, this.deadLetterQueue.queueArn],
@@ -231,6 +251,38 @@ export class QueueConsumer extends Construct {
     Tags.of(this.queue).add('billing-dedup:consumer', props.consumer.functionName);
     Tags.of(this.deadLetterQueue).add('billing-dedup:stream', props.streamName);
     Tags.of(this.deadLetterQueue).add('billing-dedup:dead-letter-queue-of', props.queueName);
+  }
+
+  /**
+   * Envelope subscriptions of the tenant topics. A queue policy holds at most 20 statements and 8 KB, so
+   * instead of one statement per subscription (what SqsSubscription adds) one statement on the queue and
+   * one on the DLQ let SNS deliver from exactly these topics.
+   */
+  private subscribeTenantTopics(topics: readonly TenantTopic[]): void {
+    const fromTopics = (queue: sqs.IQueue, sid: string) =>
+      queue.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid,
+          principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
+          actions: ['sqs:SendMessage'],
+          resources: [queue.queueArn],
+          conditions: { ArnEquals: { 'aws:SourceArn': topics.map((t) => t.topic.topicArn) } },
+        }),
+      );
+    fromTopics(this.queue, 'AllowTenantTopicDeliveries');
+    fromTopics(this.deadLetterQueue, 'AllowTenantTopicUndeliverable');
+    const tenantSubscriptions = new Construct(this, 'TenantSubscriptions');
+    for (const { tenant, topic } of topics) {
+      const subscription = new sns.CfnSubscription(tenantSubscriptions, tenant, {
+        topicArn: topic.topicArn,
+        protocol: sns.SubscriptionProtocol.SQS,
+        endpoint: this.queue.queueArn,
+        rawMessageDelivery: false,
+        redrivePolicy: { deadLetterTargetArn: this.deadLetterQueue.queueArn },
+      });
+      // SNS confirms an SQS subscription by delivering to it: the queue must admit the topic first.
+      subscription.node.addDependency(this.queue.node.findChild('Policy'));
+    }
   }
 }
 

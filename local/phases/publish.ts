@@ -5,7 +5,7 @@
  */
 import { publishIds } from '../input';
 import { describeUnpublished, type UnpublishedMessage } from '../report';
-import type { SampleMessage, Topic } from '../scenarios/sample';
+import type { SampleMessage } from '../scenarios/sample';
 import type { PublishInput } from '../sns';
 import { sleep, throwIfAborted } from './abort';
 
@@ -16,9 +16,14 @@ export interface PublishTarget {
   settled: () => number;
 }
 
+/** Where a message is published: its stream's shared topic, or the topic of the tenant it names. */
+export const targetKey = (message: Pick<SampleMessage, 'topic' | 'tenantTopic'>): string =>
+  message.tenantTopic === undefined ? message.topic : `${message.topic}@${message.tenantTopic}`;
+
 export interface PublisherOptions {
   messages: readonly SampleMessage[];
-  targets: ReadonlyMap<Topic, PublishTarget>;
+  /** By `targetKey`. */
+  targets: ReadonlyMap<string, PublishTarget>;
   publish: (input: PublishInput) => Promise<unknown>;
   signal?: AbortSignal;
   /** Told about the first few messages that could not be published. */
@@ -69,8 +74,8 @@ export class Publisher {
       throwIfAborted(signal);
       const index = this.cursor++;
       const message = messages[index];
-      const target = targets.get(message.topic);
-      if (!target) throw new Error(`no stream consumes topic ${message.topic}`);
+      const target = targets.get(targetKey(message));
+      if (!target) throw new Error(`no stream consumes topic ${targetKey(message)}`);
       // Back-pressure: the emulator refuses receives past ~20,000 visible FIFO messages.
       while (this.published - target.settled() > maxBacklog) await sleep(20, signal);
       try {

@@ -2,12 +2,13 @@
  * Runs the run's steps in order: a group of messages is published (concurrently, as before), an export
  * is delivered to the local bucket once every earlier message was published and its manifest has been
  * planned (so a later execution of the same period is never read in its place), and a settle step waits
- * until nothing is left in any queue or in flight.
+ * until nothing is left in any queue or in flight. A period step settles too, then closes or reopens the
+ * period: every line before it is in the ledger, every line after it meets the new state.
  */
-import type { InputProblem, RunStep } from '../input';
+import type { InputProblem, PeriodAction, RunStep } from '../input';
 import type { UnpublishedMessage } from '../report';
 import type { ExportDelivery } from '../exports/delivery';
-import type { SampleMessage } from '../scenarios/sample';
+import type { SampleClosing, SampleMessage } from '../scenarios/sample';
 import { Publisher, type PublisherOptions } from './publish';
 
 export interface StepRunnerOptions {
@@ -15,8 +16,12 @@ export interface StepRunnerOptions {
   /** Writes the export's files and manifest, and waits until its manifest was planned. */
   deliverExport: (delivery: ExportDelivery) => Promise<void>;
   settle: () => Promise<void>;
+  /** Closes or reopens a billing period (after `settle`). */
+  periodAction: (action: PeriodAction) => Promise<void>;
   /** An export that could not be delivered: recorded (input files) or thrown (the sample). */
   onExportProblem: (problem: InputProblem, error: unknown) => void;
+  /** A period action that failed (closing a closed period…): recorded (input files) or thrown (the sample). */
+  onPeriodProblem: (problem: InputProblem, error: unknown) => void;
 }
 
 export class StepRunner {
@@ -56,16 +61,51 @@ export class StepRunner {
             error,
           );
         }
+      } else if (step.kind === 'period') {
+        await this.options.settle();
+        try {
+          await this.options.periodAction(step.period);
+        } catch (error) {
+          this.options.onPeriodProblem(
+            {
+              line: step.period.line ?? 0,
+              error: `${step.period.action} failed: ${(error as Error).message ?? String(error)}`,
+            },
+            error,
+          );
+        }
       } else await this.options.settle();
     }
     return { published: this.published, unpublished: this.unpublished };
   }
 }
 
-/** The sample's steps: its exports delivered while its messages are published. */
+/** The sample's closing at the end: `before`, the close once all settled, then the late messages. */
+const closingSteps = (closing: SampleClosing | undefined): RunStep[] =>
+  closing
+    ? [
+        { kind: 'messages', messages: closing.before },
+        {
+          kind: 'period',
+          period: {
+            action: 'close',
+            key: {
+              tenant: closing.close.tenant,
+              accountId: closing.close.accountId,
+              period: closing.close.period,
+            },
+            reason: closing.close.reason,
+          },
+        },
+        { kind: 'messages', messages: closing.after },
+      ]
+    : [];
+
+/** The sample's steps: its exports delivered while its messages are published, then its closing. */
 export const sampleSteps = (
   messages: readonly SampleMessage[],
   deliveries: readonly ExportDelivery[],
+  closing?: SampleClosing,
 ): RunStep[] => {
   const half = Math.ceil(messages.length / 2);
   const [first, ...rest] = deliveries.map((delivery): RunStep => ({ kind: 'export', delivery }));
@@ -76,5 +116,6 @@ export const sampleSteps = (
     ...rest,
     { kind: 'messages', messages: messages.slice(half) },
     ...(last ? [last] : []),
+    ...closingSteps(closing),
   ];
 };

@@ -2,7 +2,9 @@
  * Phase 2, the wiring: every enabled event source mapping of the templates becomes a poller that runs
  * its function's real handler, fed by the topic whose subscription targets its queue.
  */
+import { readTenantBindings } from '../../contract/environment';
 import type { StreamName } from '../../contract/streams';
+import { tenantTopicArn, type TenantBindings } from '../../contract/tenant-bindings';
 import { LOCAL_REGION } from '../emulators';
 import type { FaultPlan } from '../faults';
 import { handlerFactoryFor, type HandlerClients } from '../functions';
@@ -17,13 +19,21 @@ export interface StreamRoute {
   fn: FunctionPlan;
   queue: QueuePlan;
   dlq?: QueuePlan;
-  /** The topic whose SQS subscription delivers to the queue; none for a queue only functions send to. */
+  /** The shared topic whose SQS subscription delivers to the queue; none for a queue only functions send to. */
   topicArn?: string;
+  /** Topics bound to one tenant each (TENANT_BINDINGS of the function) that deliver to the queue too. */
+  tenantTopics: TenantTopicRoute[];
+}
+
+export interface TenantTopicRoute {
+  tenant: string;
+  topicArn: string;
 }
 
 export interface StreamWiring {
   stream: StreamName;
   topicArn?: string;
+  tenantTopics: TenantTopicRoute[];
   fifoTopic: boolean;
   queue: QueuePlan;
   dlq?: QueuePlan;
@@ -40,15 +50,27 @@ export const resolveRoute = (
     throw new Error(
       `event source mapping ${mapping.logicalId}: function or queue not in the templates`,
     );
-  const subscription = plan.subscriptions.find(
+  const bindings = readTenantBindings(fn.environment);
+  const tenantOf = new Map(
+    Object.keys(bindings?.tenants ?? {}).map((tenant) => [
+      tenantTopicArn(bindings as TenantBindings, tenant),
+      tenant,
+    ]),
+  );
+  const subscriptions = plan.subscriptions.filter(
     (candidate) => candidate.endpoint === queue.arn && candidate.protocol === 'sqs',
   );
+  const subscription = subscriptions.find((candidate) => !tenantOf.has(candidate.topicArn));
   return {
     mapping,
     fn,
     queue,
     dlq: plan.queues.find((candidate) => candidate.arn === queue.redrive?.deadLetterTargetArn),
     ...(subscription ? { topicArn: subscription.topicArn } : {}),
+    tenantTopics: subscriptions.flatMap(({ topicArn }) => {
+      const tenant = tenantOf.get(topicArn);
+      return tenant === undefined ? [] : [{ tenant, topicArn }];
+    }),
   };
 };
 
@@ -86,7 +108,10 @@ export const wireStreams = (options: {
       return {
         stream: factory.stream as StreamName,
         ...(route.topicArn ? { topicArn: route.topicArn } : {}),
-        fifoTopic: route.topicArn ? options.localSns.topic(route.topicArn).fifo : false,
+        tenantTopics: route.tenantTopics,
+        fifoTopic: [route.topicArn, ...route.tenantTopics.map((t) => t.topicArn)].some(
+          (arn) => arn !== undefined && options.localSns.topic(arn).fifo,
+        ),
         queue,
         dlq: route.dlq,
         poller,

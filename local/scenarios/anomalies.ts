@@ -1,4 +1,7 @@
-/** Cost Anomaly Detection notifications of one tenant: three anomalies, re-sent with updated impact. */
+/**
+ * Anomaly notifications of one tenant: three Cost Anomaly Detection anomalies and one GCP cost anomaly,
+ * each re-sent with a grown impact.
+ */
 import { pad } from './calendar';
 import type { SampleDraft } from './draft';
 import { alertOnce } from './logical-alert';
@@ -47,4 +50,39 @@ export const costAnomalies = (draft: SampleDraft, spec: TenantSpec): void => {
       'cost anomaly (updated impact re-sent)',
     );
   }
+};
+
+/** One GCP cost anomaly of the tenant's billing account, re-sent with a grown deviation, in any wrapping. */
+export const gcpAnomalies = (draft: SampleDraft, spec: TenantSpec): void => {
+  const { rng } = draft;
+  const anomalyName = `billingAccounts/${spec.gcpBillingAccount}/anomalies/${rng.uuid()}`;
+  const attributes = {
+    billingAccountId: spec.gcpBillingAccount,
+    schemaVersion: '1.0',
+    tenant: spec.tenant,
+  };
+  const render = (deviation: number): Rendered => {
+    const data = {
+      anomalyName,
+      detectionTime: '2026-11-18T08:00:00Z',
+      resourceDisplayName: rng.pick(spec.gcpProjects),
+      actualSpendAmount: 500 + deviation,
+      expectedSpendAmount: 500,
+      deviationAmount: deviation,
+      deviationPercentage: Number(((deviation / 500) * 100).toFixed(2)),
+      currencyCode: spec.currency,
+    };
+    if (rng.chance(0.5)) return { message: JSON.stringify(data), attributes };
+    return {
+      message: JSON.stringify({
+        attributes,
+        data: Buffer.from(JSON.stringify(data)).toString('base64'),
+      }),
+    };
+  };
+  alertOnce(
+    draft,
+    Array.from({ length: rng.int(1, 3) }, (_, copy) => render(180 + copy * 45)),
+    'GCP cost anomaly (grown deviation re-sent)',
+  );
 };

@@ -7,6 +7,8 @@ export const TOPICS: readonly Topic[] = STREAM_NAMES;
 
 export interface SampleMessage {
   topic: Topic;
+  /** Published to this tenant's own topic instead of the stream's shared one (docs/threat-model.md). */
+  tenantTopic?: string;
   /** The published message text (JSON text or plain text). */
   message: string;
   attributes?: Record<string, string>;
@@ -87,10 +89,29 @@ export interface GroundTruth {
   conflicts: ConflictPair[];
 }
 
+/** A billing period the sample closes, and the reason it records. */
+export interface SampleClose {
+  tenant: string;
+  accountId: string;
+  period: string;
+  reason: string;
+}
+
+/**
+ * After every message and export settled: `before` is published, the period is closed once that
+ * settled too, then `after` (late charges, a late restatement, a late duplicate) is published.
+ */
+export interface SampleClosing {
+  before: SampleMessage[];
+  close: SampleClose;
+  after: SampleMessage[];
+}
+
 export interface Sample {
   messages: SampleMessage[];
   /** Export executions, delivered in this order while the messages are published. */
   exports?: SampleExportDelivery[];
+  closing?: SampleClosing;
   truth: GroundTruth;
 }
 

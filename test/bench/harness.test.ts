@@ -9,6 +9,7 @@ import {
   cellOf,
   DEFAULT_WORKLOAD,
   generateWorkload,
+  HOT_WORKLOAD,
   truthTotals,
   type Workload,
 } from '../../bench/lib/workload';
@@ -59,6 +60,26 @@ describe('bench workload', () => {
       const values = [...effects.keys()];
       expect(new Set(values).size).toBe(values.length);
     }
+  });
+});
+
+describe('hot-account workload', () => {
+  const hot = generateWorkload({ ...HOT_WORKLOAD, events: 1000 });
+
+  it('puts every charge in one ledger cell and one FIFO group, with the default mix', () => {
+    expect(new Set([...hot.charges.values()].map((charge) => charge.cell))).toEqual(
+      new Set(['TENANT#tenant-1#ACCOUNT#100000000000#PERIOD#2026-11|USD']),
+    );
+    expect(new Set(hot.deliveries.map((d) => d.groupId)).size).toBe(1);
+    expect(hot.counts.duplicate / 1000).toBeCloseTo(DEFAULT_WORKLOAD.duplicateShare, 1);
+    expect(hot.counts.restatement).toBeGreaterThan(50);
+    const [cell] = truthTotals(hot).values();
+    expect(cell.charges).toBe(hot.counts.new);
+  });
+
+  it('still makes every effect unique within the one cell', () => {
+    const [effects] = hot.effects.values();
+    expect(new Set(effects.keys()).size).toBe(effects.size);
   });
 });
 
@@ -193,21 +214,35 @@ describe('bench harness against DynamoDB Local', () => {
   const workload = generateWorkload({ ...DEFAULT_WORKLOAD, events: 300, seed: 42 });
   const clean = { doubleApplied: 0, lost: 0, misapplied: 0, unattributed: 0, cellsWrong: 0 };
 
+  const hot = generateWorkload({ ...HOT_WORKLOAD, events: 300, seed: 42 });
+
   it.each([
-    ['ours', 'standard'],
-    ['baseline', 'standard'],
-    ['ours', 'fifo'],
-    ['baseline', 'fifo'],
+    ['ours', 'standard', 'default'],
+    ['baseline', 'standard', 'default'],
+    ['ours', 'fifo', 'default'],
+    ['baseline', 'fifo', 'default'],
+    ['ours', 'standard', 'hot'],
+    ['ours', 'fifo', 'hot'],
   ] as const)(
-    '%s on the %s queue produces the ledger truth without faults',
-    async (implementation, queue) => {
-      const result = await run({ implementation, queue, workload });
+    '%s on the %s queue produces the ledger truth without faults (%s workload)',
+    async (implementation, queue, name) => {
+      const chosen = name === 'hot' ? hot : workload;
+      const result = await run({
+        implementation,
+        queue,
+        workload: chosen,
+        // The function's real timeout: with the compressed one a slow machine outlives the baseline's
+        // in-progress lease, and it double-applies without any fault. The hot account with 8 environments.
+        leaseMs: 30_000,
+        ...(name === 'hot' ? { consumers: 8 } : {}),
+      });
       expect(result.correctness).toMatchObject({
         ...clean,
         moneyError: '0',
         journalMatchesLedger: true,
       });
-      expect(result.dlqSends).toBe(workload.counts.poison);
+      expect(result.dlqSends).toBe(chosen.counts.poison);
+      expect(result.handlerCpuMs).toBeGreaterThan(0);
       expect(result.redriven).toBe(0);
       expect(result.totalRequests).toBeGreaterThan(0);
       expect(result.billedWcu).toBeGreaterThanOrEqual(result.reportedWcu);
@@ -242,10 +277,12 @@ describe('bench report', () => {
   it('writes latest.json / .md / .svg with the documented shape (tiny run)', async () => {
     const report = await runBench({
       events: 100,
+      hotEvents: 60,
       reps: 2,
       crashEvents: 100,
       crashRates: [0.05],
       consumers: 2,
+      hotConsumers: 4,
       seed: 5,
       out,
       initSamples: 1,
@@ -257,16 +294,26 @@ describe('bench report', () => {
     expect(reportProblems(written)).toEqual([]);
     expect(written.goals.map((goal: { id: string }) => goal.id)).toEqual([
       'crash-correctness',
-      'throughput-standard',
-      'requests-standard',
-      'wcu-standard',
-      'throughput-fifo',
-      'requests-fifo',
-      'wcu-fifo',
-      'key-path',
-      'bundle-size',
+      'throughput-default-standard',
+      'requests-default-standard',
+      'wcu-default-standard',
+      'cpu-default-standard',
+      'throughput-default-fifo',
+      'requests-default-fifo',
+      'wcu-default-fifo',
+      'cpu-default-fifo',
+      'throughput-hot-standard',
+      'cancellations-hot-standard',
+      'throughput-hot-fifo',
+      'cancellations-hot-fifo',
       'init-time',
     ]);
+    expect(written.crash.map((row: { workload: string }) => row.workload)).toContain('hot');
+    expect(
+      written.init.handlers.ours.shapes.map(
+        (s: { format: string; sdk: string }) => s.format + s.sdk,
+      ),
+    ).toEqual(['esmexternal', 'esmbundled', 'cjsexternal', 'cjsbundled']);
     const markdown = readFileSync(path.join(out, 'latest.md'), 'utf8');
     expect(markdown).toMatch(/\| events\/s \(median of 2\) +\|/);
     expect(markdown).toContain('### Goals');

@@ -1,4 +1,9 @@
-import type { Goal, Measurements } from '../../bench/lib/report/document';
+import type {
+  Goal,
+  ImplementationSummary,
+  Measurements,
+  WorkloadName,
+} from '../../bench/lib/report/document';
 import { computeGoals } from '../../bench/lib/report/goals';
 import { crashRowOf, measurements, summaryOf } from './support/report-fixture';
 
@@ -8,10 +13,14 @@ const goal = (report: Measurements, id: string): Goal => {
   return found;
 };
 
-/** The fixture with one figure of ours on the standard queue replaced. */
-const withOursStandard = (overrides: Parameters<typeof summaryOf>[0]): Measurements => {
+/** The fixture with figures of ours on the standard queue of one workload replaced. */
+const withOurs = (
+  overrides: Partial<ImplementationSummary>,
+  workload: WorkloadName = 'default',
+): Measurements => {
   const report = measurements();
-  report.throughput.standard.ours = { ...report.throughput.standard.ours, ...overrides };
+  const figures = report.throughput[workload].standard;
+  figures.ours = { ...figures.ours, ...overrides };
   return report;
 };
 
@@ -20,14 +29,18 @@ describe('bench report: goals', () => {
     const goals = computeGoals(measurements());
     expect(goals.map((g) => g.id)).toEqual([
       'crash-correctness',
-      'throughput-standard',
-      'requests-standard',
-      'wcu-standard',
-      'throughput-fifo',
-      'requests-fifo',
-      'wcu-fifo',
-      'key-path',
-      'bundle-size',
+      'throughput-default-standard',
+      'requests-default-standard',
+      'wcu-default-standard',
+      'cpu-default-standard',
+      'throughput-default-fifo',
+      'requests-default-fifo',
+      'wcu-default-fifo',
+      'cpu-default-fifo',
+      'throughput-hot-standard',
+      'cancellations-hot-standard',
+      'throughput-hot-fifo',
+      'cancellations-hot-fifo',
       'init-time',
     ]);
     expect(goals.filter((g) => !g.met)).toEqual([]);
@@ -38,22 +51,26 @@ describe('bench report: goals', () => {
     expect(goal(report, 'crash-correctness').measured).toBe(
       'ours 0 double / 0 lost (7 crashes); baseline 3 double / 0 lost (6 crashes)',
     );
-    expect(goal(report, 'throughput-standard').measured).toBe('2,000 vs 1,000 events/s = 2.00×');
-    expect(goal(report, 'requests-fifo').measured).toBe('1.000 vs 2.000 = 0.50×');
-    expect(goal(report, 'wcu-standard').measured).toBe(
+    expect(goal(report, 'throughput-default-standard').measured).toBe(
+      '2,000 vs 1,000 events/s = 2.00×',
+    );
+    expect(goal(report, 'throughput-hot-fifo').measured).toBe('3,000 vs 1,000 events/s = 3.00×');
+    expect(goal(report, 'requests-default-fifo').measured).toBe('1.000 vs 2.000 = 0.50×');
+    expect(goal(report, 'wcu-default-standard').measured).toBe(
       '3.000 vs 3.000 WCU/event = 1.00× (lower bound 0.80×)',
     );
-    expect(goal(report, 'key-path').measured).toBe(
-      '400,000 events/s/core (raw SHA-256: 1,500,000)',
+    expect(goal(report, 'cpu-default-standard').measured).toBe('400 vs 800 ms = 0.50×');
+    expect(goal(report, 'cancellations-hot-standard').measured).toBe('0.0 (contention only: 0.0)');
+    expect(goal(report, 'init-time').description).toBe(
+      'module init, deployed shape (CJS, SDK bundled; nodejs24.x), median of cold loads ≤ 50 ms',
     );
-    expect(goal(report, 'bundle-size').measured).toBe('120,000 B');
-    expect(goal(report, 'init-time').measured).toBe('20.0 ms (SDK bundled: 40.0 ms)');
+    expect(goal(report, 'init-time').measured).toBe('20.0 ms wall, 10.0 ms CPU (Node v24.0.0)');
   });
 
-  it('crash correctness: any wrong effect of ours fails it, the baseline never does', () => {
+  it('crash correctness: any wrong effect of ours fails it, on either workload; the baseline never does', () => {
     for (const wrong of ['doubleApplied', 'lost', 'misapplied', 'cellsWrong', 'unattributed']) {
       const report = measurements();
-      report.crash.push(crashRowOf({ queue: 'fifo', [wrong]: 1 }));
+      report.crash.push(crashRowOf({ workload: 'hot', queue: 'fifo', [wrong]: 1 }));
       expect([wrong, goal(report, 'crash-correctness').met]).toEqual([wrong, false]);
     }
     const report = measurements();
@@ -70,41 +87,65 @@ describe('bench report: goals', () => {
     expect(goal(none, 'crash-correctness').met).toBe(false);
   });
 
-  it('throughput: at least 2× the baseline', () => {
-    expect(goal(withOursStandard({ eventsPerSecond: 2000 }), 'throughput-standard').met).toBe(true);
-    expect(goal(withOursStandard({ eventsPerSecond: 1999 }), 'throughput-standard').met).toBe(
-      false,
+  it('throughput: at least 2× the baseline on the default workload, 3× on the hot account', () => {
+    const met = (eventsPerSecond: number, workload: WorkloadName) =>
+      goal(withOurs({ eventsPerSecond }, workload), `throughput-${workload}-standard`).met;
+    expect([met(2000, 'default'), met(1999, 'default')]).toEqual([true, false]);
+    expect([met(3000, 'hot'), met(2999, 'hot')]).toEqual([true, false]);
+  });
+
+  it('hot account: at most 5 cancelled transactions per 1,000 events, whatever the cause', () => {
+    const met = (cancelledTransactions: number) =>
+      goal(withOurs({ cancelledTransactions, events: 2000 }, 'hot'), 'cancellations-hot-standard');
+    expect(met(10).met).toBe(true);
+    expect(met(11).met).toBe(false);
+    const contended = goal(
+      withOurs({ cancelledTransactions: 11, contendedTransactions: 4, events: 2000 }, 'hot'),
+      'cancellations-hot-standard',
     );
+    expect(contended.measured).toBe('5.5 (contention only: 2.0)');
   });
 
   it('requests: at most half of the baseline', () => {
-    expect(goal(withOursStandard({ requestsPerEvent: 1 }), 'requests-standard').met).toBe(true);
-    expect(goal(withOursStandard({ requestsPerEvent: 1.001 }), 'requests-standard').met).toBe(
+    expect(goal(withOurs({ requestsPerEvent: 1 }), 'requests-default-standard').met).toBe(true);
+    expect(goal(withOurs({ requestsPerEvent: 1.001 }), 'requests-default-standard').met).toBe(
       false,
     );
   });
 
   it('write units: billed model at most the baseline', () => {
     const wcu = (billed: number) => ({ reported: 1, billed, billedLow: 1 });
-    expect(goal(withOursStandard({ wcuPerEvent: wcu(3) }), 'wcu-standard').met).toBe(true);
-    expect(goal(withOursStandard({ wcuPerEvent: wcu(3.001) }), 'wcu-standard').met).toBe(false);
+    expect(goal(withOurs({ wcuPerEvent: wcu(3) }), 'wcu-default-standard').met).toBe(true);
+    expect(goal(withOurs({ wcuPerEvent: wcu(3.001) }), 'wcu-default-standard').met).toBe(false);
+  });
+
+  it('handler CPU: at most the baseline per 1,000 events', () => {
+    const met = (cpuMsPerThousandEvents: number) =>
+      goal(withOurs({ cpuMsPerThousandEvents }), 'cpu-default-standard').met;
+    expect([met(800), met(800.5)]).toEqual([true, false]);
   });
 
   it('a zero baseline gives n/a ratios instead of Infinity', () => {
     const report = measurements();
-    report.throughput.fifo.baseline = summaryOf({ eventsPerSecond: 0 });
-    expect(goal(report, 'throughput-fifo').measured).toBe('2,000 vs 0 events/s = n/a');
+    report.throughput.default.fifo.baseline = summaryOf({ eventsPerSecond: 0 });
+    expect(goal(report, 'throughput-default-fifo').measured).toBe('2,000 vs 0 events/s = n/a');
   });
 
-  it('key path, bundle size and init time at their thresholds', () => {
-    const at = (keyPath: number, bytes: number, initMs: number) => {
+  it('init time: the deployed shape of ours, wall-clock median, at most 50 ms', () => {
+    const at = (initMs: number, deployed = measurements().init.deployed) => {
       const report = measurements();
-      report.keyPath.keyPathEventsPerSecond = keyPath;
-      report.bundles.ours.sdkExternalBytes = bytes;
-      report.bundles.ours.initSdkExternalMs = initMs;
-      return ['key-path', 'bundle-size', 'init-time'].map((id) => goal(report, id).met);
+      report.init.deployed = deployed;
+      const shape = report.init.handlers.ours.shapes.find(
+        (s) => s.format === deployed.format && s.sdk === deployed.sdk,
+      );
+      if (shape) shape.initMs = initMs;
+      return goal(report, 'init-time').met;
     };
-    expect(at(300_000, 150_000, 50)).toEqual([true, true, true]);
-    expect(at(299_999, 150_001, 50.1)).toEqual([false, false, false]);
+    expect([at(50), at(50.1)]).toEqual([true, false]);
+    // Another deployed shape is judged on its own figure (ESM external loads in 4 × 20 ms here).
+    const report = measurements();
+    report.init.deployed = { format: 'esm', sdk: 'external' };
+    expect(goal(report, 'init-time').measured).toBe('80.0 ms wall, 60.0 ms CPU (Node v24.0.0)');
+    expect(goal(report, 'init-time').met).toBe(false);
   });
 });

@@ -10,14 +10,33 @@ const lines = (markdown: string) => markdown.split('\n');
 describe('bench report: markdown', () => {
   const markdown = renderMarkdown(reportOf());
 
-  it('opens with the run date and the workload', () => {
+  it('opens with the run date and both workloads', () => {
     expect(lines(markdown).slice(0, 3)).toEqual([
       '## Ours vs Powertools baseline — 2026-03-04',
       '',
-      '2,000 events per implementation and queue kind (3 repetitions × 667, fresh tables each), ' +
-        '4 concurrent consumers, batches of 10; 30% duplicate deliveries, 10% restatements, 1% poison; ' +
+      'default: 2,000 events per implementation and queue kind (3 repetitions × 667, fresh tables each), 6 account(s), 4 concurrent consumers; ' +
+        'hot: 1,000 events per implementation and queue kind (3 repetitions × 333, fresh tables each), 1 account(s), 16 concurrent consumers. ' +
+        'Batches of 10; 30% duplicate deliveries, 10% restatements, 1% poison; ' +
         'DynamoDB Local; in-memory queue model; DLQ: in memory.',
     ]);
+  });
+
+  it('gives each workload its own table, with handler CPU and cancellations by cause', () => {
+    const rendered = lines(markdown);
+    const defaultAt = rendered.indexOf('### Default workload');
+    const hotAt = rendered.indexOf(
+      '### Hot account: every charge on one tenant, account, month and currency',
+    );
+    expect(defaultAt).toBeGreaterThan(0);
+    expect(hotAt).toBeGreaterThan(defaultAt);
+    expect(rendered.slice(hotAt)).toEqual(
+      expect.arrayContaining([
+        '| events/s (median of 3) | 3,000 | 1,000 | 3.00× | 3,000 | 1,000 | 3.00× |',
+        '| handler CPU ms / 1,000 events | 400 | 800 | 0.50× | 400 | 800 | 0.50× |',
+        '| cancelled transactions (each retried) / 1k events | 0.0 | 0.0 | n/a | 0.0 | 0.0 | n/a |',
+        '|   of which contention only / 1k events | 0.0 | 0.0 | n/a | 0.0 | 0.0 | n/a |',
+      ]),
+    );
   });
 
   it('puts ours, the baseline and their ratio side by side for each queue kind', () => {
@@ -43,11 +62,11 @@ describe('bench report: markdown', () => {
     ]);
   });
 
-  it('pairs crash runs by queue, mode and rate; – where a side has no run', () => {
+  it('pairs crash runs by workload, queue, mode and rate; – where a side has no run', () => {
     expect(lines(markdown)).toEqual(
       expect.arrayContaining([
-        '| standard | ack-lost | 5% | 5 | 0 | 0 | 6 | 3 | 0 | 12.50 |',
-        '| fifo | mid-batch | 5% | 2 | 0 | 0 | – | – | – | – |',
+        '| default | standard | ack-lost | 5% | 5 | 0 | 0 | 6 | 3 | 0 | 12.50 |',
+        '| default | fifo | mid-batch | 5% | 2 | 0 | 0 | – | – | – | – |',
       ]),
     );
   });
@@ -59,19 +78,41 @@ describe('bench report: markdown', () => {
       crashRowOf({ implementation: 'baseline', misapplied: 4 }),
     ];
     expect(lines(renderMarkdown(reportOf(report)))).toContain(
-      '| standard | ack-lost | 5% | 5 | 0 | 1 (+3 misapplied) | 5 | 0 | 0 (+4 misapplied) | 0 |',
+      '| default | standard | ack-lost | 5% | 5 | 0 | 1 (+3 misapplied) | 5 | 0 | 0 (+4 misapplied) | 0 |',
     );
   });
 
   it('shows each goal as met or not', () => {
     const report = measurements();
-    report.throughput.fifo.ours = summaryOf({ eventsPerSecond: 1500 });
+    report.throughput.default.fifo.ours = summaryOf({ eventsPerSecond: 1500 });
     const rendered = lines(renderMarkdown(reportOf(report)));
     expect(rendered).toContain(
-      '| fifo: events/s ≥ 2× the baseline | ≥ 2.00× | 1,500 vs 1,000 events/s = 1.50× | ❌ no |',
+      '| default, fifo: events/s ≥ 2× the baseline | ≥ 2.00× | 1,500 vs 1,000 events/s = 1.50× | ❌ no |',
     );
     expect(rendered).toContain(
-      '| handler bundle, minified, @aws-sdk/* external ≤ 150 KB (150,000 bytes) | ≤ 150,000 B | 120,000 B | ✅ yes |',
+      '| module init, deployed shape (CJS, SDK bundled; nodejs24.x), median of cold loads ≤ 50 ms | ≤ 50 ms | 20.0 ms wall, 10.0 ms CPU (Node v24.0.0) | ✅ yes |',
+    );
+  });
+
+  it('names the reasons of ours’ cancelled transactions under the workload’s table', () => {
+    const report = measurements();
+    report.throughput.hot.standard.ours = summaryOf({
+      cancelledTransactions: 3,
+      cancellationReasons: { 'ConditionalCheckFailed@CHARGE': 2, 'TransactionConflict@TOTAL': 1 },
+    });
+    const rendered = lines(renderMarkdown(reportOf(report)));
+    expect(rendered).toContain(
+      'Ours, cancelled transactions by reason (item that refused): standard: ConditionalCheckFailed@CHARGE 2, TransactionConflict@TOTAL 1.',
+    );
+    expect(lines(markdown).filter((line) => line.startsWith('Ours, cancelled'))).toEqual([]);
+  });
+
+  it('lists every bundle shape of both handlers and marks the deployed one', () => {
+    expect(lines(markdown)).toEqual(
+      expect.arrayContaining([
+        '| ESM, SDK external | 100,000 | 80.0 | 60.0 | 130,000 | 120.0 | 90.0 |',
+        '| CJS, SDK bundled (deployed) | 400,000 | 20.0 | 10.0 | 520,000 | 30.0 | 15.0 |',
+      ]),
     );
   });
 

@@ -23,16 +23,16 @@ describe('bench report: schema of latest.json', () => {
   it('names each missing or mistyped figure by its key path', () => {
     const report = parsed() as {
       machine: Record<string, unknown>;
-      throughput: { fifo: { baseline: { wcuPerEvent: Record<string, unknown> } } };
-      keyPath: { stages: Record<string, unknown> };
+      throughput: { hot: { fifo: { baseline: { wcuPerEvent: Record<string, unknown> } } } };
+      init: { handlers: { ours: { shapes: Record<string, unknown>[] } } };
     };
     delete report.machine.nproc;
-    report.throughput.fifo.baseline.wcuPerEvent.billedLow = '1.2';
-    report.keyPath.stages.parse = null;
+    report.throughput.hot.fifo.baseline.wcuPerEvent.billedLow = '1.2';
+    report.init.handlers.ours.shapes[3].initMs = null;
     expect(reportProblems(report)).toEqual([
       'machine.nproc: expected number',
-      'throughput.fifo.baseline.wcuPerEvent.billedLow: expected number',
-      'keyPath.stages.parse: expected number',
+      'throughput.hot.fifo.baseline.wcuPerEvent.billedLow: expected number',
+      'init.handlers.ours.shapes[3].initMs: expected number',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { PRICING } from '../../bench/lib/report/pricing';
-import { crashRow, crashTotal, summarize } from '../../bench/lib/report/summary';
+import { crashRow, crashTotal, sumCounts, summarize } from '../../bench/lib/report/summary';
 import { crashRowOf, runResultOf } from './support/report-fixture';
 
 describe('bench report: summary of the runs', () => {
@@ -89,7 +89,8 @@ describe('bench report: summary of the runs', () => {
         journalMatchesLedger: false,
       },
     });
-    expect(crashRow(run, 'mid-batch', 0.005)).toEqual({
+    expect(crashRow(run, 'hot', 'mid-batch', 0.005)).toEqual({
+      workload: 'hot',
       queue: 'fifo',
       implementation: 'baseline',
       mode: 'mid-batch',
@@ -109,16 +110,34 @@ describe('bench report: summary of the runs', () => {
     });
   });
 
-  it('totals crash rows, optionally of one queue kind and implementation', () => {
+  it('totals crash rows, optionally of one workload, queue kind and implementation', () => {
     const rows = [
       crashRowOf({ crashes: 1 }),
       crashRowOf({ crashes: 2, implementation: 'baseline' }),
       crashRowOf({ crashes: 4, queue: 'fifo' }),
+      crashRowOf({ crashes: 8, workload: 'hot' }),
     ];
     const crashes = (row: { crashes: number }) => row.crashes;
-    expect(crashTotal(rows, crashes)).toBe(7);
-    expect(crashTotal(rows, crashes, { implementation: 'ours' })).toBe(5);
-    expect(crashTotal(rows, crashes, { queue: 'standard' })).toBe(3);
+    expect(crashTotal(rows, crashes)).toBe(15);
+    expect(crashTotal(rows, crashes, { implementation: 'ours' })).toBe(13);
+    expect(crashTotal(rows, crashes, { queue: 'standard' })).toBe(11);
+    expect(crashTotal(rows, crashes, { workload: 'default', queue: 'standard' })).toBe(3);
+    expect(crashTotal(rows, crashes, { workload: 'hot' })).toBe(8);
     expect(crashTotal(rows, crashes, { queue: 'fifo', implementation: 'baseline' })).toBe(0);
+  });
+
+  it('adds up cancellation reasons over the repetitions, keys sorted', () => {
+    expect(
+      sumCounts([
+        { 'TransactionConflict@TOTAL': 1 },
+        {},
+        { 'ConditionalCheckFailed@CHARGE': 2, 'TransactionConflict@TOTAL': 3 },
+      ]),
+    ).toEqual({ 'ConditionalCheckFailed@CHARGE': 2, 'TransactionConflict@TOTAL': 4 });
+    expect(
+      Object.keys(
+        summarize([runResultOf({ cancellationReasons: { b: 1, a: 1 } })]).cancellationReasons ?? {},
+      ),
+    ).toEqual(['a', 'b']);
   });
 });

@@ -77,9 +77,9 @@ describe('bench report: SVG chart', () => {
     expect(svg).toContain('<text x="60" y="76.0" text-anchor="middle">2,000</text>');
     expect(svg).toContain('<text x="1016" y="76.0" text-anchor="middle">3</text>');
     for (const title of [
-      'events/s (higher is better)',
-      'DynamoDB requests / event',
-      'WCU / event (billed model)',
+      'events/s, default workload',
+      'events/s, hot account',
+      'CPU ms / 1,000 events (default)',
       'double-applied under crashes',
     ])
       expect(svg).toContain(`font-weight="bold">${title}</text>`);
@@ -87,13 +87,13 @@ describe('bench report: SVG chart', () => {
 
   it('stays well-formed with all-zero figures (flat bars, no NaN)', () => {
     const report = measurements();
-    for (const queue of ['standard', 'fifo'] as const)
-      for (const implementation of ['ours', 'baseline'] as const)
-        report.throughput[queue][implementation] = summaryOf({
-          eventsPerSecond: 0,
-          requestsPerEvent: 0,
-          wcuPerEvent: { reported: 0, billed: 0, billedLow: 0 },
-        });
+    for (const workload of ['default', 'hot'] as const)
+      for (const queue of ['standard', 'fifo'] as const)
+        for (const implementation of ['ours', 'baseline'] as const)
+          report.throughput[workload][queue][implementation] = summaryOf({
+            eventsPerSecond: 0,
+            cpuMsPerThousandEvents: 0,
+          });
     report.crash = [];
     const flat = renderSvg(reportOf(report));
     expect(xmlProblems(flat)).toEqual([]);
@@ -106,7 +106,7 @@ describe('bench report: SVG chart', () => {
     report.generatedAt = '<a&b>03-04T00:00:00Z';
     const escaped = renderSvg(reportOf(report));
     expect(xmlProblems(escaped)).toEqual([]);
-    expect(escaped).toContain('batch — &lt;a&amp;b&gt;03-04, 2,000 events');
+    expect(escaped).toContain('batch — &lt;a&amp;b&gt;03-04, 2,000 + 1,000 (hot) events');
   });
 
   it('renders the committed latest.json into the committed latest.svg', () => {

@@ -351,6 +351,47 @@ describe('export status and diff', () => {
     );
   });
 
+  it('status shows what the correction pass of closed periods did, and how to book what it refused', async () => {
+    const { planned } = await deliver(
+      store,
+      delivery('psi', 'e-1', '2026-11-02T06:00:00.000Z', [hourLine('3', ACCOUNT, 'EC2', 0)]),
+    );
+    await store.recordLateCorrections(
+      planned.ref,
+      {
+        sequence: 1,
+        booked: 2,
+        unchanged: 1,
+        rejected: [
+          {
+            accountId: ACCOUNT,
+            currency: 'USD',
+            amount: '-1.5',
+            code: 'period-closed',
+            reason: 'closed',
+          },
+        ],
+        at: '2026-12-02T00:00:00.000Z',
+      },
+      1,
+    );
+    const result = await cli(
+      [
+        ...['export', 'status', '--tenant', 'psi', '--period', period],
+        ...['--source', planned.ref.source, ...where()],
+      ],
+      deps(),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      [
+        '  e-1 closed-period corrections (switch 1): 2 booked, 1 unchanged, 1 rejected',
+        `    rejected ${ACCOUNT} USD -1.50: period-closed`,
+        '    to book them: reopen each period (billing-dedup period reopen), then redrive the export-chunks DLQ',
+      ].join('\n'),
+    );
+  });
+
   it('status --json holds what the store holds', async () => {
     const result = await cli(
       [

@@ -68,8 +68,8 @@ describe('ledger', () => {
     expect(result.stdout).toContain(
       `Ledger statement: tenant acme, account ${ACCOUNT}, period 2026-11`,
     );
-    expect(result.stdout).toMatch(/^EUR\s+4\.608\s+1$/m);
-    expect(result.stdout).toMatch(/^USD\s+12\.8\s+3$/m); // 0.1 + 0.2 + 12.50 (restated from 10), no float noise
+    expect(result.stdout).toMatch(/^EUR\s+4\.608\s+1\s+open$/m);
+    expect(result.stdout).toMatch(/^USD\s+12\.8\s+3\s+open$/m); // 0.1 + 0.2 + 12.50 (restated from 10), no float noise
     expect(result.stdout).toContain('Charges (4):');
     expect(result.stdout).toMatch(/line-item:li-1\s+2\s+12\.5\s+USD/);
     expect(result.stdout).toContain('Check: the charges add up to every total (2 currencies).');
@@ -146,7 +146,7 @@ describe('ledger', () => {
     );
     expect(statement.code).toBe(0);
     expect(statement.stdout).toContain(`Ledger statement: tenant acme, account ${ACCOUNT}`);
-    expect(statement.stdout).toMatch(/^USD\s+12\.8\s+3$/m);
+    expect(statement.stdout).toMatch(/^USD\s+12\.8\s+3\s+open$/m);
     const listing = await cli(
       ['ledger', '--table', tables.ledgerTable, '--tenant', ' Acme', '--period', '2026-11'],
       deps(),

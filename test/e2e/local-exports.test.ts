@@ -133,6 +133,7 @@ describe('npm start --input with export lines', () => {
         currency: 'USD',
         total: formatDecimal(new Big(sum(valid(A))).plus('0.5')),
         charges: valid(A).length + 1,
+        status: 'open',
       },
       {
         tenant: 'acme',
@@ -141,6 +142,7 @@ describe('npm start --input with export lines', () => {
         currency: 'USD',
         total: sum(valid(B)),
         charges: valid(B).length,
+        status: 'open',
       },
       {
         tenant: 'umbrella',
@@ -149,6 +151,7 @@ describe('npm start --input with export lines', () => {
         currency: 'USD',
         total: '42.42',
         charges: 1,
+        status: 'open',
       },
     ]);
     const count = (files: SampleExportRow[][]) => ({
@@ -213,6 +216,7 @@ describe('npm start --input with export lines', () => {
         currency: t.currency,
         total: formatDecimal(new Big(t.total)),
         charges: t.rows,
+        status: 'open',
       })),
     );
     expect(report.exports).toEqual([

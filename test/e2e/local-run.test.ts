@@ -8,6 +8,7 @@ import { generateSample } from '../../local/generator';
 import type { RecordEvent } from '../../local/poller';
 import type { CostStreamReport } from '../../local/report';
 import { runLocal } from '../../local/runtime';
+import { publishedMessageOf } from '../support/published-message';
 
 const quiet = { outputsFile: false as const, handlerLogFile: false as const };
 
@@ -18,7 +19,8 @@ describe('npm start (in-process)', () => {
     const { report } = result;
     expect(report.verdict).toMatchObject({ status: 'PASS' });
     expect(result.exitCode).toBe(0);
-    expect(report.published).toBe(sample.messages.length);
+    const closing = sample.closing ? [...sample.closing.before, ...sample.closing.after] : [];
+    expect(report.published).toBe(sample.messages.length + closing.length);
     expect(report.published).toBeGreaterThan(1500);
     expect(report.ledger).toEqual(sample.truth.ledger);
     expect(report.notifications.map((n) => n.key).sort()).toEqual(sample.truth.notificationKeys);
@@ -49,7 +51,7 @@ describe('npm start (in-process)', () => {
     );
     for (const message of poison) {
       const copies = result.deadLetters[message.topic].filter(
-        (dead) => dead.body === message.message,
+        (dead) => publishedMessageOf(dead.body) === message.message,
       );
       // Exactly once, lost acks included: the consumer marks each forwarded SQS message.
       expect(copies).toHaveLength(1);
@@ -98,10 +100,14 @@ describe('npm start (in-process)', () => {
     expect(checks.ledger.ok).toBe(true);
     expect(checks.notifications.ok).toBe(true);
     expect(checks.settled.ok).toBe(true);
-    const doomedDeliveries = deliveries.filter((event) => event.body === doomedText);
+    const doomedDeliveries = deliveries.filter(
+      (event) => publishedMessageOf(event.body) === doomedText,
+    );
     expect(doomedDeliveries.map((event) => event.receiveCount)).toEqual([1, 2, 3, 4, 5]);
     expect(doomedDeliveries.every((event) => event.outcome === 'failed')).toBe(true);
-    const dead = result.deadLetters['cost-events'].filter((message) => message.body === doomedText);
+    const dead = result.deadLetters['cost-events'].filter(
+      (message) => publishedMessageOf(message.body) === doomedText,
+    );
     expect(dead).toHaveLength(1);
     expect(dead[0].deadLetterSource).toMatch(/billing-dedup-dev-cost-events\.fifo$/);
     expect(report.run.streams['cost-events'].exhausted).toBe(1);

@@ -5,8 +5,10 @@
  */
 import { REJECTION_ATTRIBUTES } from '../../lambda/adapters/sqs-dead-letters';
 import { generateSample } from '../../local/generator';
+import { FORGED_NOTE } from '../../local/scenarios/forged-tenant';
 import type { RecordEvent } from '../../local/poller';
 import { runLocal } from '../../local/runtime';
+import { publishedMessageOf } from '../support/published-message';
 
 const MAX_RECEIVES = 3;
 
@@ -46,13 +48,25 @@ it('redrives the DLQs with faults off after a run with every fault at 0.2, and t
     sample.messages.filter((m) => m.note?.startsWith('poison')).map((m) => [m.message, m.topic]),
   );
   for (const [body, topic] of poison) {
-    const copies = result.deadLetters[topic].filter((dead) => dead.body === body);
+    const copies = result.deadLetters[topic].filter(
+      (dead) => publishedMessageOf(dead.body) === body,
+    );
     expect(copies.length).toBeGreaterThanOrEqual(1);
     for (const copy of copies) expect(copy.attributes[REJECTION_ATTRIBUTES.reason]).toBeTruthy();
   }
   const conflicts = new Set(
     sample.truth.conflicts.flatMap((pair) => [pair.first.message, pair.second.message]),
   );
-  for (const dead of [...result.deadLetters['cost-events'], ...result.deadLetters['budget-alerts']])
-    expect(poison.has(dead.body) || conflicts.has(dead.body)).toBe(true);
+  // Forged-tenant messages are refused (tenant-mismatch) whatever the faults.
+  const forged = new Set(
+    sample.messages.filter((m) => m.note === FORGED_NOTE).map((m) => m.message),
+  );
+  expect(forged.size).toBeGreaterThan(0);
+  for (const dead of [
+    ...result.deadLetters['cost-events'],
+    ...result.deadLetters['budget-alerts'],
+  ]) {
+    const message = publishedMessageOf(dead.body);
+    expect(poison.has(message) || conflicts.has(message) || forged.has(message)).toBe(true);
+  }
 }, 170_000);

@@ -45,16 +45,16 @@ describe('npx cdk synth without AWS credentials', () => {
         'billing-dedup-dev-stateless.template.json',
       ]),
     );
-    // The bundles are ESM with the createRequire banner.
+    // The bundles are CommonJS with the AWS SDK inside (CONSUMER_BUNDLE: the fastest to load).
     const bundles = files
       .filter((f) => f.startsWith('asset.'))
-      .map((d) => path.join(r.out, d, 'index.mjs'));
+      .map((d) => path.join(r.out, d, 'index.js'));
     // One per consumer: cost-ledger, budget-alerts, export-planner, export-chunk.
     expect(bundles).toHaveLength(4);
     for (const b of bundles) {
       const code = fs.readFileSync(b, 'utf8');
-      expect(code.startsWith('import { createRequire as __bdCreateRequire }')).toBe(true);
-      expect(code).toMatch(/export\s*\{/);
+      expect(code).toMatch(/module\.exports\s*=/);
+      expect(code).not.toMatch(/require\(["']@aws-sdk\/client-/);
       expect(fs.existsSync(`${b}.map`)).toBe(true);
     }
   }, 300_000);

@@ -48,6 +48,8 @@ describe('config defaults', () => {
       notificationEmails: [],
       opsEmails: [],
       deletionProtection: false,
+      totalShards: 8,
+      lateChargePolicy: 'roll-forward',
     });
     expect(c.account).toBeUndefined();
     expect(c.region).toBeUndefined();
@@ -145,6 +147,11 @@ describe('config validation errors are clear', () => {
       /batchSize: 20 > 10 requires maxBatchingWindowSeconds ≥ 1/,
     ],
     [{ batchSize: 20 }, /batchSize: FIFO queues accept at most 10 records per batch/],
+    [{ totalShards: 33 }, /totalShards: must be between 1 and 32 shards, got 33/],
+    [
+      { lateChargePolicy: 'ignore' },
+      /lateChargePolicy: must be one of "roll-forward", "reject", got "ignore"/,
+    ],
     [{ stages: 'prod' }, /stages: expected an object keyed by stage name/],
     [{ stage: 'prod', stages: { prod: { dedupTTL: 3 } } }, /stages\.prod\.dedupTTL: unknown key/],
   ])('%j', (values, message) => {

@@ -418,6 +418,9 @@ describe('export pipeline (stateless stack, two sources)', () => {
       [ENV.exportCsvSubchunkRows]: '50000',
       [ENV.maxConcurrency]: '1',
       [ENV.notificationsTopicArn]: { Ref: expect.stringMatching(/^NotificationsTopic/) },
+      // Corrections of closed periods are booked like the cost consumer's charges.
+      [ENV.lateChargePolicy]: 'roll-forward',
+      [ENV.totalShards]: '8',
     });
     expect(importOf(env[ENV.exportBucketName])).toMatch(/RefExportBucket/);
     expect(importOf(env[ENV.ledgerTableName])).toMatch(/RefLedgerTable/);
@@ -426,10 +429,14 @@ describe('export pipeline (stateless stack, two sources)', () => {
       exportDiffNotifyThreshold: '0.01',
       exportCsvSubchunkRows: '20000',
       exportParquetRowsPerTask: '100000',
+      lateChargePolicy: 'reject',
+      totalShards: '4',
     }).statelessTemplate;
     expect(envOf(tuned, 'billing-dedup-dev-export-chunk')).toMatchObject({
       [ENV.exportDiffThreshold]: '0.01',
       [ENV.exportCsvSubchunkRows]: '20000',
+      [ENV.lateChargePolicy]: 'reject',
+      [ENV.totalShards]: '4',
     });
     expect(envOf(tuned, 'billing-dedup-dev-export-planner')).toMatchObject({
       [ENV.exportParquetRowsPerTask]: '100000',
@@ -467,13 +474,19 @@ describe('export pipeline (stateless stack, two sources)', () => {
     expect(st.some((x) => actionsOf(x).some((a) => /^s3:(Put|Delete)/.test(a)))).toBe(false);
   });
 
-  it('chunk worker IAM: EXPORT# items, SNAPSHOT writes into account partitions by BatchWriteItem only, notifications', () => {
+  it('chunk worker IAM: EXPORT# items, account partitions (SNAPSHOT writes, closed-period corrections, no Query or Delete), notifications', () => {
     const st = policyOf(t, roleIdOf(t, 'billing-dedup-dev-export-chunk'));
     expect(sidOf(st, 'ExportExecutions').Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EXPORT#*'] },
     });
     const snapshots = sidOf(st, 'AccountSnapshots');
-    expect(snapshots.Action).toBe('dynamodb:BatchWriteItem');
+    expect(actionsOf(snapshots).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
     expect(snapshots.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TENANT#*'] },
     });

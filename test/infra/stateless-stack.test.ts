@@ -29,7 +29,12 @@ const COMMON_ENV_KEYS = [
   ENV.logLevel,
   'NODE_OPTIONS',
 ];
-const COST_ENV_KEYS = [...COMMON_ENV_KEYS, ENV.ledgerTableName].sort();
+const COST_ENV_KEYS = [
+  ...COMMON_ENV_KEYS,
+  ENV.ledgerTableName,
+  ENV.totalShards,
+  ENV.lateChargePolicy,
+].sort();
 const ALERT_ENV_KEYS = [...COMMON_ENV_KEYS, ENV.notificationsTopicArn].sort();
 
 describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
@@ -104,8 +109,9 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       expect(costalerts.Condition).toEqual({
         StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
       });
-      // No other allow statements without configured producers.
-      expect(st.filter((x) => x.Effect === 'Allow')).toHaveLength(2);
+      // No other allow statements without configured producers, besides the anomaly-events rule's
+      // (test/infra/alerts.test.ts).
+      expect(st.filter((x) => x.Effect === 'Allow')).toHaveLength(3);
     });
 
     it('ops topic lets only this stage’s CloudWatch alarms publish', () => {
@@ -435,6 +441,8 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
         [ENV.serviceName]: 'billing-dedup-dev-cost-ledger',
         [ENV.metricsNamespace]: 'BillingDedup',
         [ENV.logLevel]: 'INFO',
+        [ENV.totalShards]: '8',
+        [ENV.lateChargePolicy]: 'roll-forward',
         NODE_OPTIONS: '--enable-source-maps',
         [ENV.dlqUrl]: { Ref: dlqOf(t, 'billing-dedup-dev-cost-events.fifo').id },
       });
@@ -711,6 +719,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       'CostEventsDlqUrl',
       'CostEventsDlqArn',
       'CostEventsStreamKind',
+      'LateChargePolicy',
       'CostEventsConsumerFunctionName',
       'BudgetAlertsTopicArn',
       'BudgetAlertsQueueUrl',

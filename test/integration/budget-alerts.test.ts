@@ -13,6 +13,8 @@ import { lambdaContext, snsEnvelope, sqsEvent, sqsRecord } from '../support/sqs-
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/samples');
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
+const REAL = path.resolve(__dirname, '../fixtures/alerts');
+const real = (name: string) => readFileSync(path.join(REAL, name), 'utf8');
 
 const local = useLocalQueuesAndLedger();
 const sns = new SNSClient({ region: 'us-east-1' });
@@ -174,5 +176,51 @@ describe('budget alerts handler against DynamoDB Local', () => {
     snsMock.on(PublishCommand).resolves({ MessageId: 'ok' });
     expect((await handler(sqsEvent([record]), lambdaContext())).batchItemFailures).toEqual([]);
     expect(snsMock.commandCalls(PublishCommand)).toHaveLength(2);
+  });
+
+  it('one anomaly by its SNS subscription and by EventBridge, in two invocations, is published once', async () => {
+    const handler = await newHandler();
+    const envelopeHandler = await newHandler({ deliveryMode: 'envelope' });
+    const event = real('aws-cost-anomaly-eventbridge.json');
+    expect(
+      (await envelopeHandler(sqsEvent([sqsRecord(snsEnvelope(event))]), lambdaContext()))
+        .batchItemFailures,
+    ).toEqual([]);
+    expect(
+      (await handler(sqsEvent([sqsRecord(real('aws-cost-anomaly-sns.json'))]), lambdaContext()))
+        .batchItemFailures,
+    ).toEqual([]);
+    const publishes = snsMock.commandCalls(PublishCommand);
+    expect(publishes).toHaveLength(1);
+    const input = publishes[0].args[0].input;
+    expect(input.Subject).toBe(
+      '[critical] Cost anomaly in 123456789012: impact 1001 USD (+333.67%) - Amazon Elastic Compute Clou...',
+    );
+    expect(input.Message).toContain('Root causes:\n- Amazon Elastic Compute Cloud - Compute');
+    expect(input.Message).toContain(
+      'Link: https://console.aws.amazon.com/cost-management/home#/anomaly-detection/',
+    );
+    expect(input.MessageAttributes).toMatchObject({
+      kind: { DataType: 'String', StringValue: 'anomaly' },
+      severity: { DataType: 'String', StringValue: 'critical' },
+    });
+  });
+
+  it('a daily budget crossed on two days publishes twice; a repeat the same day does not', async () => {
+    const handler = await newHandler();
+    const dayOne = real('aws-budgets-daily-2023-03-04.txt');
+    const sameThresholdNextDay = dayOne
+      .replace('March 04, 2023', 'March 05, 2023')
+      .replace(/\$2\.15/g, '$1.70');
+    for (const text of [dayOne, dayOne.replace(/\$2\.15/g, '$2.40'), sameThresholdNextDay]) {
+      expect(
+        (await handler(sqsEvent([sqsRecord(text)]), lambdaContext())).batchItemFailures,
+      ).toEqual([]);
+    }
+    const subjects = snsMock.commandCalls(PublishCommand).map((call) => call.args[0].input.Subject);
+    expect(subjects).toEqual([
+      '[warning] killswitch exceeded 0 USD (day 2023-03-03)',
+      '[warning] killswitch exceeded 0 USD (day 2023-03-04)',
+    ]);
   });
 });

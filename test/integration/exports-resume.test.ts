@@ -66,6 +66,7 @@ describe('crash and redelivery of a CSV task', () => {
         currency: 'USD',
         total: '0.36',
         charges: 8,
+        status: 'open',
       },
     ]);
     expect(await ledger.store.readExecution(planned.ref)).toMatchObject({

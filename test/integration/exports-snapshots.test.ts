@@ -64,6 +64,7 @@ describe('period snapshots', () => {
         currency: 'USD',
         total: '20',
         charges: 2,
+        status: 'open',
       },
     ]);
 
@@ -83,6 +84,7 @@ describe('period snapshots', () => {
         currency: 'USD',
         total: '22.5',
         charges: 2,
+        status: 'open',
       },
     ]);
     const switched = second.reports.at(-1)?.switched;
@@ -212,6 +214,7 @@ describe('period snapshots', () => {
       currency: 'USD',
       total: '0.3000000001',
       charges: 3,
+      status: 'open',
     };
     expect(await statement(tenant)).toEqual([expected]);
     expect(

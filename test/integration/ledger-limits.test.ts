@@ -5,6 +5,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { SECONDS_PER_DAY, consumerEnvironment } from '../../contract/environment';
+import { ledgerLayout, shardOf, totalShardSortKey } from '../../lambda/adapters/table-layout';
+import { parseCharge } from '../../lambda/core/cost-processor';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import {
   createLedgerTables,
@@ -132,20 +134,21 @@ describe('ledger amounts at DynamoDB limits (DynamoDB Local)', () => {
     cancelLikeAws = aws;
     const { handler, dlqUrl } = await newHandler();
     const account = `acct-full-total-${aws ? 'aws' : 'local'}`;
-    // A total at the edge of DynamoDB's 38 digits (written before amounts were capped, or by hand).
+    const charge = sqsRecord(costEvent({ accountId: account, amount: '0.5' }));
+    // A total at the edge of DynamoDB's 38 digits (written before amounts were capped, or by hand),
+    // on the shard the charge adds to.
+    const { ref } = parseCharge(ledgerLayout('cost-events'), charge);
     await dynamo.send(
       new PutItemCommand({
         TableName: tables.ledgerTable,
         Item: {
           pk: { S: partition(account) },
-          sk: { S: 'TOTAL#USD' },
-          total: { N: '9'.repeat(38) },
-          charges: { N: '1' },
-          currency: { S: 'USD' },
+          sk: { S: totalShardSortKey(shardOf(ref.sk.slice('CHARGE#'.length), 8)) },
+          'total:USD': { N: '9'.repeat(38) },
+          'charges:USD': { N: '1' },
         },
       }),
     );
-    const charge = sqsRecord(costEvent({ accountId: account, amount: '0.5' }));
     const other = sqsRecord(costEvent({ accountId: 'acct-unaffected', amount: '2' }));
     const response = await handler(sqsEvent([charge, other]));
     cancelLikeAws = false;

@@ -8,6 +8,7 @@ import {
   type ExecutionPlan,
   type ExportTask,
 } from '../../lambda/core/exports/plan';
+import type { LateCorrectionDeps } from '../../lambda/core/exports/late-correction-pass';
 import { readCsvRows } from '../../lambda/core/exports/readers/csv';
 import type { ExportRow } from '../../lambda/core/exports/rows';
 import {
@@ -20,16 +21,21 @@ import {
 export const CSV_HEADER =
   'BilledCost,BillingAccountId,BillingCurrency,BillingPeriodStart,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,ServiceName';
 
-/** One CSV data line: an hour of `service` for `account` in 2026-11 (hour = 0-based hour of the month). */
+/**
+ * One CSV data line: an hour of `service` for `account` in 2026-11 (hour = 0-based hour of the month),
+ * or in `period` (yyyy-mm) and `currency` when given.
+ */
 export const hourLine = (
   amount: string,
   account: string,
   service: string,
   hour: number,
+  { period = '2026-11', currency = 'USD' }: { period?: string; currency?: string } = {},
 ): string => {
-  const start = new Date(Date.UTC(2026, 10, 1, hour));
+  const [year, month] = period.split('-').map(Number);
+  const start = new Date(Date.UTC(year, month - 1, 1, hour));
   const end = new Date(start.getTime() + 3_600_000);
-  return `${amount},${account},USD,2026-11-01T00:00:00Z,Usage,${start.toISOString()},${end.toISOString()},${service}`;
+  return `${amount},${account},${currency},${period}-01T00:00:00Z,Usage,${start.toISOString()},${end.toISOString()},${service}`;
 };
 
 export const csvOf = (lines: readonly string[], header = CSV_HEADER): string =>
@@ -96,6 +102,8 @@ export interface TaskOptions {
   dieAtRow?: number;
   /** Commit only: leave the snapshot switch to the test. */
   noSwitch?: boolean;
+  /** The correction pass of closed periods after a switch. */
+  corrections?: LateCorrectionDeps;
 }
 
 export const csvRowsOf = (text: string, fromRow: number, dieAtRow?: number) =>
@@ -130,6 +138,7 @@ export const runTask = (
       csvRowsOf(planned.texts.get(opened.objectKey) ?? '', fromRow, options.dieAtRow)(),
     context: { tenant: planned.plan.tenant, billingPeriod: planned.plan.period, source: 'aws' },
     subChunkRows: options.subChunkRows ?? 2,
+    corrections: options.corrections,
   });
 
 /** Plans a delivery and runs every task once, in order (the last one switches the snapshot). */

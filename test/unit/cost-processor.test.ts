@@ -7,6 +7,7 @@ import {
   refKey,
   type ChargeCommit,
   type ChargeRef,
+  type CommitOptions,
   type CommitResult,
   type GroupCommitResult,
   type DeadLetterPort,
@@ -336,5 +337,115 @@ describe('processCostBatch: what an error means for a record', () => {
       reason: 'lost the race on every attempt',
     });
     expect(ledger.calls.filter((call) => call === 'commit')).toHaveLength(3);
+  });
+});
+
+describe('processCostBatch against contention and closed periods', () => {
+  /** Records every single commit with its options; answers from `answer`. */
+  class RecordingLedger extends ScriptedLedger {
+    commits: { commit: ChargeCommit; attempt?: number }[] = [];
+    answer: (commit: ChargeCommit, call: number) => CommitResult = () => 'committed';
+    override async commit(commit: ChargeCommit, options?: CommitOptions): Promise<CommitResult> {
+      this.commits.push({ commit, attempt: options?.attempt });
+      return this.answer(commit, this.commits.length);
+    }
+  }
+  const october = (eventId: string) =>
+    sqsRecord(costEvent({ eventId, amount: '1', chargePeriodStart: '2026-10-03T00:00:00Z' }));
+
+  it('with a deadline, keeps retrying contention while time remains, each retry on the next shard', async () => {
+    const ledger = new RecordingLedger();
+    ledger.answer = (_, call) => (call <= 10 ? 'contended' : 'committed');
+    const outcome = await processCostBatch([october('e-1')], {
+      ...options(ledger, deadLetters()),
+      deadline: () => 60_000,
+    });
+    expect(outcome.results.map((result) => result.outcome)).toEqual(['applied']);
+    expect(ledger.commits.map((entry) => entry.attempt)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+    ]);
+  });
+
+  it('without a deadline, gives up after the bounded attempts; with one, when time is nearly up', async () => {
+    const bounded = new RecordingLedger();
+    bounded.answer = () => 'contended';
+    const withoutDeadline = await processCostBatch(
+      [october('e-2')],
+      options(bounded, deadLetters()),
+    );
+    expect(withoutDeadline.results.map((result) => result.outcome)).toEqual(['failed']);
+    expect(bounded.commits).toHaveLength(6);
+
+    const timed = new RecordingLedger();
+    timed.answer = () => 'contended';
+    let remaining = 10_000;
+    const withDeadline = await processCostBatch([october('e-3')], {
+      ...options(timed, deadLetters()),
+      deadline: () => (remaining -= 500),
+    });
+    expect(withDeadline.results.map((result) => result.outcome)).toEqual(['failed']);
+    // After each refusal the deadline is read: 9,500 … 3,500 leave room for one more attempt (13 of
+    // them), 3,000 is within the safety margin plus one longest pause.
+    expect(timed.commits).toHaveLength(14);
+  });
+
+  it('roll-forward: refused charges are booked in the next open period; the batch remembers the closed one', async () => {
+    const ledger = new RecordingLedger();
+    ledger.groupAnswers = [{ result: 'period-closed', closed: [0] }];
+    ledger.answer = (commit) => (commit.bookedIn === undefined ? 'period-closed' : 'committed');
+    const stateAsked: string[] = [];
+    const outcome = await processCostBatch([october('e-4'), october('e-5'), october('e-7')], {
+      ...options(ledger, deadLetters()),
+      concurrency: 1,
+      lateChargePolicy: 'roll-forward',
+      periods: {
+        stateOf: async (key) => {
+          stateAsked.push(key.period);
+          return 'open';
+        },
+      },
+    });
+    expect(outcome.results.map((result) => result.outcome)).toEqual([
+      'applied',
+      'applied',
+      'applied',
+    ]);
+    // The group said October is closed: no single commit tries October again, each asks November.
+    expect(ledger.calls.filter((call) => call.startsWith('commitGroup'))).toEqual([
+      'commitGroup(3)',
+      'commitGroup(2)',
+    ]);
+    expect(ledger.commits.map((entry) => entry.commit.bookedIn)).toEqual(['2026-11']);
+    expect(stateAsked).toEqual(['2026-11']);
+  });
+
+  it('reject: a charge whose period is closed goes to the DLQ as period-closed, nothing committed', async () => {
+    const ledger = new RecordingLedger();
+    ledger.answer = () => 'period-closed';
+    const dlq = deadLetters();
+    const outcome = await processCostBatch([october('e-6')], {
+      ...options(ledger, dlq),
+      lateChargePolicy: 'reject',
+    });
+    expect(outcome.results).toEqual([
+      expect.objectContaining({ outcome: 'rejected', reason: expect.stringContaining('2026-10') }),
+    ]);
+    expect(dlq.sent).toHaveLength(1);
+    expect(ledger.commits).toHaveLength(1);
+  });
+
+  it('a grouped commit refused for a closed period commits the rest and books the refused ones by policy', async () => {
+    const ledger = new RecordingLedger();
+    const group = [october('g-1'), sqsRecord(costEvent({ eventId: 'g-2', amount: '2' }))];
+    ledger.groupAnswers = [{ result: 'period-closed', closed: [0] }, { result: 'committed' }];
+    ledger.answer = (commit) => (commit.bookedIn === undefined ? 'period-closed' : 'committed');
+    const outcome = await processCostBatch(group, options(ledger, deadLetters()));
+    expect(outcome.results.map((result) => result.outcome)).toEqual(['applied', 'applied']);
+    expect(ledger.calls.filter((call) => call.startsWith('commitGroup'))).toEqual([
+      'commitGroup(2)',
+      'commitGroup(1)',
+    ]);
+    // The batch already knows October is closed: the refused charge goes straight to November.
+    expect(ledger.commits.map((entry) => entry.commit.bookedIn)).toEqual(['2026-11']);
   });
 });

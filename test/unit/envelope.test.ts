@@ -59,7 +59,12 @@ describe('decodeRecord', () => {
           },
           'envelope',
         ),
-      ).toEqual({ message, attributes: { tenant: 'beta' }, snsWrapped: true });
+      ).toEqual({
+        message,
+        attributes: { tenant: 'beta' },
+        snsWrapped: true,
+        topicArn: 'arn:aws:sns:eu-west-1:1:t',
+      });
     });
 
     it('keeps plain text inside the envelope as a string', () => {
@@ -67,6 +72,7 @@ describe('decodeRecord', () => {
         message: 'AWS Budget Notification',
         attributes: {},
         snsWrapped: true,
+        topicArn: 'arn:aws:sns:eu-west-1:1:t',
       });
     });
 

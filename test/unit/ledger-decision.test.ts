@@ -27,6 +27,21 @@ const stored = (over: Partial<StoredCharge> = {}): StoredCharge => ({
 });
 
 describe('decideCharge', () => {
+  it('a voided charge is final: a copy, a newer version or a conflicting content has no effect', () => {
+    const voided = stored({ voided: true });
+    expect(decideCharge(incoming(), voided)).toEqual({ outcome: 'voided' });
+    expect(
+      decideCharge(incoming({ identity: identity('line-item', 1), contentHash: 'h1' }), voided),
+    ).toEqual({
+      outcome: 'voided',
+    });
+    expect(
+      decideCharge(incoming({ identity: identity('event'), contentHash: 'other' }), voided),
+    ).toEqual({
+      outcome: 'voided',
+    });
+  });
+
   it('applies a new charge with its amount and one more charge in the total', () => {
     expect(decideCharge(incoming(), undefined)).toEqual({
       outcome: 'applied',

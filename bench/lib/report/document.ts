@@ -1,13 +1,16 @@
 /** The shape of bench/results/latest.json; docs/benchmarks.md documents it, `schema.ts` checks it. */
-import type { BundleResult } from '../bundle';
+import type { InitMeasurements } from '../shapes';
 import type { ImplementationName, QueueKind } from '../harness';
-import type { KeyPathResult } from '../keypath';
 import type { PRICING } from './pricing';
 
-export const REPORT_SCHEMA = 'billing-dedup-bench/1';
+export const REPORT_SCHEMA = 'billing-dedup-bench/2';
 
 /** The order in which every rendering lists the queue kinds. */
 export const QUEUES: QueueKind[] = ['standard', 'fifo'];
+
+/** `default`: 6 tenants × 8 accounts, two months; `hot`: every charge on one account, month and currency. */
+export type WorkloadName = 'default' | 'hot';
+export const WORKLOADS: WorkloadName[] = ['default', 'hot'];
 
 export interface ImplementationSummary {
   eventsPerSecond: number;
@@ -22,7 +25,14 @@ export interface ImplementationSummary {
   costUsdPerMillionEvents: { write: number; read: number; total: number };
   failedConditionalWrites: number;
   cancelledTransactions: number;
+  /** Cancelled by contention alone (TransactionConflict, no condition failed). */
+  contendedTransactions: number;
+  /** Cancelled transactions by the reasons DynamoDB gave, e.g. `ConditionalCheckFailed@CHARGE`
+   * (absent in reports of older versions). */
+  cancellationReasons?: Record<string, number>;
   redeliveredRecords: number;
+  /** CPU time of the process running the handlers (user + system) per 1,000 events, ms. */
+  cpuMsPerThousandEvents: number;
   writesPerInvocation: number;
   faultFree: {
     doubleApplied: number;
@@ -34,6 +44,7 @@ export interface ImplementationSummary {
 }
 
 export interface CrashRow {
+  workload: WorkloadName;
   queue: QueueKind;
   implementation: ImplementationName;
   mode: 'ack-lost' | 'mid-batch';
@@ -60,6 +71,18 @@ export interface Goal {
   met: boolean;
 }
 
+/** The figures of both implementations on both queue kinds for one workload. */
+export type WorkloadFigures = Record<QueueKind, Record<ImplementationName, ImplementationSummary>>;
+
+export interface WorkloadConfig {
+  events: number;
+  repetitions: number;
+  eventsPerRepetition: number;
+  consumers: number;
+  tenants: number;
+  accountsPerTenant: number;
+}
+
 export interface Report {
   schema: typeof REPORT_SCHEMA;
   generatedAt: string;
@@ -67,14 +90,14 @@ export interface Report {
   durationSeconds: number;
   machine: { nproc: number; memory: string; cpuModel: string; node: string; platform: string };
   config: {
-    events: number;
-    repetitions: number;
-    eventsPerRepetition: number;
-    consumers: number;
+    workloads: Record<WorkloadName, WorkloadConfig>;
     batchSize: number;
     crashEvents: number;
     crashRates: number[];
+    /** Remaining time of a crash run's invocations (= the Powertools in-progress lease), compressed. */
     leaseMs: number;
+    /** Remaining time of a fault-free run's invocations: the function timeout. */
+    cleanLeaseMs: number;
     retryDelayMs: number;
     crashRedeliveryMs: number;
     seed: number;
@@ -82,17 +105,14 @@ export interface Report {
       duplicateShare: number;
       restatementShare: number;
       poisonShare: number;
-      tenants: number;
-      accountsPerTenant: number;
     };
     dlq: string;
     feed: string;
     pricing: typeof PRICING;
   };
-  throughput: Record<QueueKind, Record<ImplementationName, ImplementationSummary>>;
+  throughput: Record<WorkloadName, WorkloadFigures>;
   crash: CrashRow[];
-  keyPath: KeyPathResult;
-  bundles: Record<ImplementationName, BundleResult>;
+  init: InitMeasurements;
   goals: Goal[];
 }
 

@@ -9,11 +9,13 @@
 export {
   QUEUES,
   REPORT_SCHEMA,
+  WORKLOADS,
   type CrashRow,
   type Goal,
   type ImplementationSummary,
   type Measurements,
   type Report,
+  type WorkloadName,
 } from './document';
 export { computeGoals } from './goals';
 export { renderMarkdown } from './markdown';

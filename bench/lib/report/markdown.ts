@@ -1,20 +1,37 @@
 /** bench/results/latest.md: the tables quoted in docs/benchmarks.md (prettier formats them later). */
 import type { ImplementationName, QueueKind } from '../harness';
-import { QUEUES, type CrashRow, type ImplementationSummary, type Report } from './document';
+import { sameShape, shapeName } from '../shapes';
+import {
+  QUEUES,
+  WORKLOADS,
+  type CrashRow,
+  type ImplementationSummary,
+  type Report,
+  type WorkloadName,
+} from './document';
 import { formatNumber, formatRatio } from './format';
+import { perThousand } from './goals';
 import { crashTotal } from './summary';
 
 const row = (out: string[], cells: string[]): void => {
   out.push(`| ${cells.join(' | ')} |`);
 };
 
+const WORKLOAD_TITLES: Record<WorkloadName, string> = {
+  default: 'Default workload',
+  hot: 'Hot account: every charge on one tenant, account, month and currency',
+};
+
 const intro = (report: Report): string[] => {
   const out: string[] = [];
   const { config } = report;
   out.push(`## Ours vs Powertools baseline — ${report.generatedAt.slice(0, 10)}`, '');
+  const workloads = WORKLOADS.filter((w) => config.workloads[w]).map((w) => {
+    const c = config.workloads[w];
+    return `${w}: ${c.events.toLocaleString('en-US')} events per implementation and queue kind (${c.repetitions} repetitions × ${c.eventsPerRepetition.toLocaleString('en-US')}, fresh tables each), ${c.tenants * c.accountsPerTenant} account(s), ${c.consumers} concurrent consumers`;
+  });
   out.push(
-    `${config.events.toLocaleString('en-US')} events per implementation and queue kind (${config.repetitions} repetitions × ${config.eventsPerRepetition.toLocaleString('en-US')}, fresh tables each), ` +
-      `${config.consumers} concurrent consumers, batches of ${config.batchSize}; ` +
+    `${workloads.join('; ')}. Batches of ${config.batchSize}; ` +
       `${config.workload.duplicateShare * 100}% duplicate deliveries, ${config.workload.restatementShare * 100}% restatements, ${config.workload.poisonShare * 100}% poison; ` +
       `DynamoDB Local; ${config.feed}; DLQ: ${config.dlq}.`,
     '',
@@ -22,9 +39,11 @@ const intro = (report: Report): string[] => {
   return out;
 };
 
-const throughputTable = (report: Report): string[] => {
+const throughputTable = (report: Report, workload: WorkloadName): string[] => {
   const out: string[] = [];
-  const t = report.throughput;
+  const t = report.throughput[workload];
+  const config = report.config.workloads[workload];
+  out.push(`### ${WORKLOAD_TITLES[workload]}`, '');
   row(out, ['', ...QUEUES.flatMap((q) => [`ours (${q})`, `baseline (${q})`, 'ours / baseline'])]);
   row(out, ['---', ...QUEUES.flatMap(() => ['---:', '---:', '---:'])]);
   const metric = (label: string, pick: (s: ImplementationSummary) => number, digits: number) =>
@@ -36,7 +55,8 @@ const throughputTable = (report: Report): string[] => {
         formatRatio(pick(t[q].ours), pick(t[q].baseline)),
       ]),
     ]);
-  metric(`events/s (median of ${report.config.repetitions})`, (s) => s.eventsPerSecond, 0);
+  metric(`events/s (median of ${config.repetitions})`, (s) => s.eventsPerSecond, 0);
+  metric('handler CPU ms / 1,000 events', (s) => s.cpuMsPerThousandEvents, 0);
   metric('DynamoDB requests / event', (s) => s.requestsPerEvent, 3);
   const operations = [
     ...new Set(
@@ -55,15 +75,20 @@ const throughputTable = (report: Report): string[] => {
   metric('on-demand $ / million events', (s) => s.costUsdPerMillionEvents.total, 3);
   metric(
     'failed conditional writes / 1k events',
-    (s) => (1000 * s.failedConditionalWrites) / s.events,
+    (s) => perThousand(s.failedConditionalWrites, s.events),
     1,
   );
   metric(
-    'cancelled transactions / 1k events',
-    (s) => (1000 * s.cancelledTransactions) / s.events,
+    'cancelled transactions (each retried) / 1k events',
+    (s) => perThousand(s.cancelledTransactions, s.events),
     1,
   );
-  metric('redelivered records / 1k events', (s) => (1000 * s.redeliveredRecords) / s.events, 1);
+  metric(
+    '  of which contention only / 1k events',
+    (s) => perThousand(s.contendedTransactions, s.events),
+    1,
+  );
+  metric('redelivered records / 1k events', (s) => perThousand(s.redeliveredRecords, s.events), 1);
   metric(
     'double-applied + lost, fault-free',
     (s) =>
@@ -75,7 +100,7 @@ const throughputTable = (report: Report): string[] => {
   );
   const underCrashes = (queue: QueueKind, implementation: ImplementationName) => {
     const total = (pick: (r: CrashRow) => number) =>
-      crashTotal(report.crash, pick, { queue, implementation });
+      crashTotal(report.crash, pick, { workload, queue, implementation });
     return `${total((r) => r.doubleApplied)} / ${total((r) => r.lost)} (${total((r) => r.crashes)})`;
   };
   row(out, [
@@ -83,12 +108,27 @@ const throughputTable = (report: Report): string[] => {
     ...QUEUES.flatMap((q) => [underCrashes(q, 'ours'), underCrashes(q, 'baseline'), '']),
   ]);
   out.push('');
-  const { pricing } = report.config;
-  out.push(
-    `Prices: DynamoDB on-demand ${pricing.region}, $${pricing.writeRequestUnitUsdPerMillion}/M write units, $${pricing.readRequestUnitUsdPerMillion}/M read units (${pricing.asOf}; ${pricing.source}). Storage not included.`,
-    '',
-  );
+  const reasons = QUEUES.flatMap((q) => {
+    const found = Object.entries(t[q].ours.cancellationReasons ?? {});
+    return found.length > 0
+      ? [`${q}: ${found.map(([reason, n]) => `${reason} ${formatNumber(n, 0)}`).join(', ')}`]
+      : [];
+  });
+  if (reasons.length > 0)
+    out.push(
+      `Ours, cancelled transactions by reason (item that refused): ${reasons.join('; ')}.`,
+      '',
+    );
   return out;
+};
+
+const pricingLine = (report: Report): string[] => {
+  const { pricing } = report.config;
+  return [
+    `Prices: DynamoDB on-demand ${pricing.region}, $${pricing.writeRequestUnitUsdPerMillion}/M write units, $${pricing.readRequestUnitUsdPerMillion}/M read units (${pricing.asOf}; ${pricing.source}). Storage not included. ` +
+      'Handler CPU: user + system CPU time of the process running the handlers while at least one invocation was in flight (the SDK, the metering middleware and the queue model included, the same for both).',
+    '',
+  ];
 };
 
 const crashTable = (report: Report): string[] => {
@@ -100,6 +140,7 @@ const crashTable = (report: Report): string[] => {
     '',
   );
   row(out, [
+    'workload',
     'queue',
     'crash',
     'rate',
@@ -111,13 +152,16 @@ const crashTable = (report: Report): string[] => {
     'baseline: lost',
     'baseline: money error',
   ]);
-  row(out, ['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']);
-  const keys = [...new Set(report.crash.map((r) => `${r.queue}|${r.mode}|${r.rate}`))];
+  row(out, ['---', '---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']);
+  const keys = [
+    ...new Set(report.crash.map((r) => `${r.workload}|${r.queue}|${r.mode}|${r.rate}`)),
+  ];
   for (const key of keys) {
-    const [queue, mode, rate] = key.split('|');
+    const [workload, queue, mode, rate] = key.split('|');
     const find = (implementation: ImplementationName) =>
       report.crash.find(
         (r) =>
+          r.workload === workload &&
           r.queue === queue &&
           r.mode === mode &&
           String(r.rate) === rate &&
@@ -127,6 +171,7 @@ const crashTable = (report: Report): string[] => {
     const b = find('baseline');
     const wrong = (r?: CrashRow) => (r ? r.misapplied + r.unattributed : 0);
     row(out, [
+      workload,
       queue,
       mode,
       `${Number(rate) * 100}%`,
@@ -143,48 +188,36 @@ const crashTable = (report: Report): string[] => {
   return out;
 };
 
-const keyPathBundleInitTable = (report: Report): string[] => {
+const initTable = (report: Report): string[] => {
   const out: string[] = [];
-  out.push('### Key path, bundle, init', '');
-  const k = report.keyPath;
-  row(out, ['measure', 'ours', 'baseline']);
-  row(out, ['---', '---:', '---:']);
-  row(out, [
-    'key path events/s/core (decode + parse + RFC 8785 + SHA-256; shared by both)',
-    formatNumber(k.keyPathEventsPerSecond, 0),
-    'same code',
-  ]);
-  row(out, [
-    '  stages, cumulative: decode / + parse / + canonicalize',
-    `${formatNumber(k.stages.decode, 0)} / ${formatNumber(k.stages.parse, 0)} / ${formatNumber(k.stages.canonicalize, 0)}`,
+  const { init } = report;
+  out.push('### Cold start: bundle and module init', '');
+  out.push(
+    `Each bundle built with the construct's esbuild settings (minified, source maps), loaded ${init.samples} times in a fresh \`node\` (${init.node}; the stack's runtime is ${init.runtime}) with NODE_OPTIONS=\`${init.nodeOptions}\`: \`import()\` for ESM, \`require\` for CommonJS. Medians. Deployed: ${shapeName(init.deployed)}.`,
     '',
-  ]);
+  );
   row(out, [
-    `  raw crypto SHA-256 of the canonical bytes (${formatNumber(k.canonicalBytes, 0)} B mean)`,
-    formatNumber(k.sha256EventsPerSecond, 0),
-    '',
+    'shape',
+    'ours: bytes',
+    'ours: init ms (wall)',
+    'ours: init ms (CPU)',
+    'baseline: bytes',
+    'baseline: init ms (wall)',
+    'baseline: init ms (CPU)',
   ]);
-  const b = report.bundles;
-  row(out, [
-    'bundle, minified, @aws-sdk/* external (bytes)',
-    formatNumber(b.ours.sdkExternalBytes, 0),
-    formatNumber(b.baseline.sdkExternalBytes, 0),
-  ]);
-  row(out, [
-    'bundle, minified, SDK bundled (bytes)',
-    formatNumber(b.ours.sdkBundledBytes, 0),
-    formatNumber(b.baseline.sdkBundledBytes, 0),
-  ]);
-  row(out, [
-    `module init, SDK external, median of ${b.ours.samples} cold imports (ms)`,
-    formatNumber(b.ours.initSdkExternalMs, 1),
-    formatNumber(b.baseline.initSdkExternalMs, 1),
-  ]);
-  row(out, [
-    `module init, SDK bundled, median of ${b.ours.samples} cold imports (ms)`,
-    formatNumber(b.ours.initSdkBundledMs, 1),
-    formatNumber(b.baseline.initSdkBundledMs, 1),
-  ]);
+  row(out, ['---', '---:', '---:', '---:', '---:', '---:', '---:']);
+  init.handlers.ours.shapes.forEach((shape, index) => {
+    const baseline = init.handlers.baseline.shapes[index];
+    row(out, [
+      `${shapeName(shape)}${sameShape(shape, init.deployed) ? ' (deployed)' : ''}`,
+      formatNumber(shape.bytes, 0),
+      formatNumber(shape.initMs, 1),
+      formatNumber(shape.initCpuMs, 1),
+      baseline ? formatNumber(baseline.bytes, 0) : '–',
+      baseline ? formatNumber(baseline.initMs, 1) : '–',
+      baseline ? formatNumber(baseline.initCpuMs, 1) : '–',
+    ]);
+  });
   out.push('');
   return out;
 };
@@ -210,11 +243,12 @@ const machineLine = (report: Report): string[] => {
   return out;
 };
 
-const SECTIONS = [
+const SECTIONS: ((report: Report) => string[])[] = [
   intro,
-  throughputTable,
+  (report) => WORKLOADS.flatMap((workload) => throughputTable(report, workload)),
+  pricingLine,
   crashTable,
-  keyPathBundleInitTable,
+  initTable,
   goalsTable,
   machineLine,
 ];

@@ -1,5 +1,5 @@
 /** Checks a parsed latest.json against the documented shape (docs/benchmarks.md). */
-import { QUEUES, REPORT_SCHEMA } from './document';
+import { QUEUES, REPORT_SCHEMA, WORKLOADS } from './document';
 
 type Expected = 'number' | 'string' | 'boolean' | 'object' | 'array';
 
@@ -25,7 +25,7 @@ const CRASH_NUMBERS = [
   'unattributed',
   'cellsWrong',
 ];
-const CRASH_STRINGS = ['queue', 'implementation', 'mode', 'moneyError'];
+const CRASH_STRINGS = ['workload', 'queue', 'implementation', 'mode', 'moneyError'];
 
 const crashRowProblems = (row: unknown, index: number): string[] => {
   if (!isRecord(row)) return [`crash[${index}]: expected object`];
@@ -65,61 +65,58 @@ export const reportProblems = (value: unknown): string[] => {
   expect('durationSeconds', 'number');
   for (const key of ['nproc']) expect(`machine.${key}`, 'number');
   for (const key of ['memory', 'cpuModel', 'node', 'platform']) expect(`machine.${key}`, 'string');
-  for (const key of [
-    'events',
-    'repetitions',
-    'eventsPerRepetition',
-    'consumers',
-    'batchSize',
-    'crashEvents',
-    'leaseMs',
-  ])
-    expect(`config.${key}`, 'number');
+  for (const workload of WORKLOADS)
+    for (const key of [
+      'events',
+      'repetitions',
+      'eventsPerRepetition',
+      'consumers',
+      'tenants',
+      'accountsPerTenant',
+    ])
+      expect(`config.workloads.${workload}.${key}`, 'number');
+  for (const key of ['batchSize', 'crashEvents', 'leaseMs']) expect(`config.${key}`, 'number');
   expect('config.crashRates', 'array');
   expect('config.pricing.writeRequestUnitUsdPerMillion', 'number');
   expect('config.pricing.readRequestUnitUsdPerMillion', 'number');
   expect('config.pricing.source', 'string');
-  for (const queue of QUEUES)
-    for (const implementation of ['ours', 'baseline']) {
-      const base = `throughput.${queue}.${implementation}`;
-      for (const key of [
-        'eventsPerSecond',
-        'events',
-        'requestsPerEvent',
-        'failedConditionalWrites',
-        'cancelledTransactions',
-      ])
-        expect(`${base}.${key}`, 'number');
-      expect(`${base}.repetitions`, 'array');
-      expect(`${base}.requestsPerEventByOperation`, 'object');
-      for (const key of ['reported', 'billed', 'billedLow'])
-        expect(`${base}.wcuPerEvent.${key}`, 'number');
-      for (const key of ['reported', 'billed']) expect(`${base}.rcuPerEvent.${key}`, 'number');
-      for (const key of ['write', 'read', 'total'])
-        expect(`${base}.costUsdPerMillionEvents.${key}`, 'number');
-      for (const key of ['doubleApplied', 'lost', 'misapplied', 'cellsWrong', 'unattributed'])
-        expect(`${base}.faultFree.${key}`, 'number');
-    }
+  for (const workload of WORKLOADS)
+    for (const queue of QUEUES)
+      for (const implementation of ['ours', 'baseline']) {
+        const base = `throughput.${workload}.${queue}.${implementation}`;
+        for (const key of [
+          'eventsPerSecond',
+          'events',
+          'requestsPerEvent',
+          'failedConditionalWrites',
+          'cancelledTransactions',
+          'contendedTransactions',
+          'cpuMsPerThousandEvents',
+        ])
+          expect(`${base}.${key}`, 'number');
+        expect(`${base}.repetitions`, 'array');
+        expect(`${base}.requestsPerEventByOperation`, 'object');
+        for (const key of ['reported', 'billed', 'billedLow'])
+          expect(`${base}.wcuPerEvent.${key}`, 'number');
+        for (const key of ['reported', 'billed']) expect(`${base}.rcuPerEvent.${key}`, 'number');
+        for (const key of ['write', 'read', 'total'])
+          expect(`${base}.costUsdPerMillionEvents.${key}`, 'number');
+        for (const key of ['doubleApplied', 'lost', 'misapplied', 'cellsWrong', 'unattributed'])
+          expect(`${base}.faultFree.${key}`, 'number');
+      }
   expect('crash', 'array');
   problems.push(...each('crash').flatMap(crashRowProblems));
-  for (const key of [
-    'keyPathEventsPerSecond',
-    'sha256EventsPerSecond',
-    'canonicalBytes',
-    'stages.decode',
-    'stages.parse',
-    'stages.canonicalize',
-  ])
-    expect(`keyPath.${key}`, 'number');
-  for (const implementation of ['ours', 'baseline'])
-    for (const key of [
-      'sdkExternalBytes',
-      'sdkBundledBytes',
-      'initSdkExternalMs',
-      'initSdkBundledMs',
-      'samples',
-    ])
-      expect(`bundles.${implementation}.${key}`, 'number');
+  for (const key of ['node', 'runtime', 'nodeOptions', 'deployed.format', 'deployed.sdk'])
+    expect(`init.${key}`, 'string');
+  expect('init.samples', 'number');
+  for (const implementation of ['ours', 'baseline']) {
+    expect(`init.handlers.${implementation}.shapes`, 'array');
+    each(`init.handlers.${implementation}.shapes`).forEach((shape, index) => {
+      for (const key of ['bytes', 'initMs', 'initCpuMs'])
+        if (typeof at(shape, key) !== 'number')
+          problems.push(`init.handlers.${implementation}.shapes[${index}].${key}: expected number`);
+    });
+  }
   expect('goals', 'array');
   problems.push(...each('goals').flatMap(goalProblems));
   return problems;

@@ -1,13 +1,16 @@
 /** Folds raw runs into the figures of the report: one summary per implementation and queue kind,
  * one row per crash run. */
 import type { ImplementationName, QueueKind, RunResult } from '../harness';
-import type { CrashRow, ImplementationSummary } from './document';
+import { median } from '../median';
+import type { CrashRow, ImplementationSummary, WorkloadName } from './document';
 import { PRICING } from './pricing';
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+/** Adds up counts by key, keys sorted. */
+export const sumCounts = (counts: readonly Record<string, number>[]): Record<string, number> => {
+  const total: Record<string, number> = {};
+  for (const count of counts)
+    for (const [key, n] of Object.entries(count)) total[key] = (total[key] ?? 0) + n;
+  return Object.fromEntries(Object.entries(total).sort(([a], [b]) => a.localeCompare(b)));
 };
 
 /** Folds the repetitions of one implementation on one queue kind. */
@@ -44,7 +47,10 @@ export const summarize = (runs: RunResult[]): ImplementationSummary => {
     costUsdPerMillionEvents: { write, read, total: write + read },
     failedConditionalWrites: sum((r) => r.failedConditionalWrites),
     cancelledTransactions: sum((r) => r.cancelledTransactions),
+    contendedTransactions: sum((r) => r.contendedTransactions),
+    cancellationReasons: sumCounts(runs.map((r) => r.cancellationReasons)),
     redeliveredRecords: sum((r) => r.receives - r.events),
+    cpuMsPerThousandEvents: (1000 * sum((r) => r.handlerCpuMs)) / events,
     writesPerInvocation:
       sum((r) => r.writesPerInvocation * r.invocations) / sum((r) => r.invocations),
     faultFree: {
@@ -57,7 +63,13 @@ export const summarize = (runs: RunResult[]): ImplementationSummary => {
   };
 };
 
-export const crashRow = (run: RunResult, mode: CrashRow['mode'], rate: number): CrashRow => ({
+export const crashRow = (
+  run: RunResult,
+  workload: WorkloadName,
+  mode: CrashRow['mode'],
+  rate: number,
+): CrashRow => ({
+  workload,
   queue: run.queue,
   implementation: run.implementation,
   mode,
@@ -76,16 +88,17 @@ export const crashRow = (run: RunResult, mode: CrashRow['mode'], rate: number): 
   redriven: run.redriven,
 });
 
-/** One figure summed over the crash rows, optionally only those of one queue kind and/or one
+/** One figure summed over the crash rows, optionally only those of one workload, queue kind and/or
  * implementation. */
 export const crashTotal = (
   rows: readonly CrashRow[],
   pick: (row: CrashRow) => number,
-  only: { queue?: QueueKind; implementation?: ImplementationName } = {},
+  only: { workload?: WorkloadName; queue?: QueueKind; implementation?: ImplementationName } = {},
 ): number =>
   rows
     .filter(
       (row) =>
+        (only.workload === undefined || row.workload === only.workload) &&
         (only.queue === undefined || row.queue === only.queue) &&
         (only.implementation === undefined || row.implementation === only.implementation),
     )

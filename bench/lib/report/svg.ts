@@ -21,19 +21,19 @@ interface Panel {
 
 const panelsOf = (report: Report): Panel[] => [
   {
-    title: 'events/s (higher is better)',
-    value: (q, i) => report.throughput[q][i].eventsPerSecond,
+    title: 'events/s, default workload',
+    value: (q, i) => report.throughput.default[q][i].eventsPerSecond,
     digits: 0,
   },
   {
-    title: 'DynamoDB requests / event',
-    value: (q, i) => report.throughput[q][i].requestsPerEvent,
-    digits: 2,
+    title: 'events/s, hot account',
+    value: (q, i) => report.throughput.hot[q][i].eventsPerSecond,
+    digits: 0,
   },
   {
-    title: 'WCU / event (billed model)',
-    value: (q, i) => report.throughput[q][i].wcuPerEvent.billed,
-    digits: 2,
+    title: 'CPU ms / 1,000 events (default)',
+    value: (q, i) => report.throughput.default[q][i].cpuMsPerThousandEvents,
+    digits: 0,
   },
   {
     title: 'double-applied under crashes',
@@ -82,7 +82,7 @@ const renderPanel = (panel: Panel, x0: number): string[] => {
   return parts;
 };
 
-/** Four panels of side-by-side bars: throughput, requests/event, WCU/event, double-applies under crashes. */
+/** Four panels of side-by-side bars: throughput of both workloads, handler CPU, double-applies under crashes. */
 export const renderSvg = (report: Report): string => {
   const panels = panelsOf(report);
   const width = PANEL_WIDTH * panels.length + 40;
@@ -93,7 +93,7 @@ export const renderSvg = (report: Report): string => {
   );
   parts.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
   parts.push(
-    `<text x="20" y="24" font-size="15" font-weight="bold">${escapeXml(`billing-dedup vs Powertools idempotency + batch — ${report.generatedAt.slice(0, 10)}, ${report.config.events.toLocaleString('en-US')} events, DynamoDB Local`)}</text>`,
+    `<text x="20" y="24" font-size="15" font-weight="bold">${escapeXml(`billing-dedup vs Powertools idempotency + batch — ${report.generatedAt.slice(0, 10)}, ${report.config.workloads.default.events.toLocaleString('en-US')} + ${report.config.workloads.hot.events.toLocaleString('en-US')} (hot) events, DynamoDB Local`)}</text>`,
   );
   panels.forEach((panel, p) => parts.push(...renderPanel(panel, 20 + p * PANEL_WIDTH)));
   const legendY = height - 24;

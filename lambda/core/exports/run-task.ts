@@ -7,6 +7,12 @@
 import { ValidationError } from '../errors';
 import type { ChunkResult } from './chunk';
 import { chunkResults } from './chunk';
+import {
+  correctClosedPeriods,
+  settlePendingCorrections,
+  type LateCorrectionDeps,
+} from './late-correction-pass';
+import type { LateCorrectionRecord } from './late-corrections';
 import type { ExportTask } from './plan';
 import type { ExportRow, RowContext, RowResult } from './rows';
 import type { SnapshotDiff } from './snapshot';
@@ -30,8 +36,26 @@ export interface CommitOutcome {
   complete: boolean;
 }
 
+/** The CURRENT pointer of a (tenant, source, period). */
+export interface CurrentPointer {
+  executionId: string;
+  order: string;
+  switchedAt: string;
+  previousExecutionId?: string;
+  /** Switches so far (0 for a pointer written before switches were counted). */
+  sequence: number;
+  /** The switch sequence whose correction pass completed (0: none). */
+  correctedSequence: number;
+}
+
 export type SwitchOutcome =
-  | { outcome: 'current'; diff: SnapshotDiff; switchedAt: string }
+  | {
+      outcome: 'current';
+      diff: SnapshotDiff;
+      switchedAt: string;
+      /** The switch's sequence in its (tenant, source, period); 0 for a switch made before they counted. */
+      sequence?: number;
+    }
   | { outcome: 'superseded'; currentExecutionId: string }
   | { outcome: 'incomplete' };
 
@@ -52,6 +76,8 @@ export interface TaskRun {
   context: Omit<RowContext, 'objectKey'>;
   subChunkRows: number;
   normalize?: (row: ExportRow, context: RowContext) => RowResult;
+  /** Corrections of closed periods after a switch (docs/exports.md#closed-periods); none when absent. */
+  corrections?: LateCorrectionDeps;
 }
 
 export interface TaskReport {
@@ -59,6 +85,8 @@ export interface TaskReport {
   alreadyCommitted: number;
   /** Set when this task's commit completed the execution. */
   switched?: SwitchOutcome;
+  /** The correction pass after the switch, when an account of it has a closed (pinned) period. */
+  corrections?: LateCorrectionRecord;
   /** The file is unreadable (a `ValidationError` of the file, not of a row): the execution failed. */
   failed?: string;
 }
@@ -93,8 +121,19 @@ export const runExportTask = async (run: TaskRun): Promise<TaskReport> => {
     }
   }
   if (complete || cursor.done) {
+    if (run.corrections) await settlePendingCorrections(run.corrections, run.ref);
     const switched = await run.store.switchIfNewer(run.ref);
     if (switched.outcome !== 'incomplete') report.switched = switched;
+    // Also on a redelivered task after the switch: the pass is idempotent and applies what was refused.
+    if (switched.outcome === 'current' && run.corrections) {
+      const corrections = await correctClosedPeriods(
+        run.corrections,
+        run.ref,
+        switched.sequence ?? 0,
+        switched.diff.previousExecutionId,
+      );
+      if (corrections) report.corrections = corrections;
+    }
   }
   return report;
 };

@@ -9,10 +9,12 @@
  * is read again from its first row).
  */
 import type { BatchOutcome } from '../batch';
-import { fail, TransientError, ValidationError } from '../errors';
+import { fail, PermanentError, TransientError, ValidationError } from '../errors';
 import { parseRecords, runParsedBatch } from '../parsed-batch';
 import type { DeadLetterPort, SqsRecordInput } from '../ports';
 import { exportDiffKey, exportDiffMessage, type ExportDiffMessage } from './diff-message';
+import type { LateCorrectionDeps } from './late-correction-pass';
+import type { LateCorrectionRecord } from './late-corrections';
 import type { ExportTask } from './plan';
 import type { ExportRow } from './rows';
 import {
@@ -49,6 +51,8 @@ export interface TaskBatchOptions {
   /** Kept free after the last commit for the switch, notifications and the response. */
   reserveMs?: number;
   defaultProvider: string;
+  /** Books corrections of closed periods after each switch (absent: no correction pass). */
+  corrections?: LateCorrectionDeps;
 }
 
 export const DEFAULT_RESERVE_MS = 10_000;
@@ -120,6 +124,36 @@ const notify = async (
   return notified;
 };
 
+/**
+ * Corrections the ledger refused (their period is closed and the policy is `reject`) send the task that
+ * ran the switch's correction pass to the DLQ: after a reopen, its redrive runs the pass again and books
+ * them (the switch itself and its notifications are already done and stay done).
+ */
+const refuseLateCorrections = (
+  ref: ExecutionRef,
+  record: LateCorrectionRecord | undefined,
+): void => {
+  const rejected = record?.rejected ?? [];
+  if (rejected.length === 0) return;
+  const accounts = [...new Set(rejected.map((correction) => correction.accountId))];
+  const named = `accounts ${accounts.slice(0, 5).join(', ')}${accounts.length > 5 ? ` and ${accounts.length - 5} more` : ''}`;
+  const closed = rejected.every((correction) => correction.code === 'period-closed');
+  throw new PermanentError(
+    closed ? 'period-closed' : 'conflict',
+    'lateCorrections',
+    closed
+      ? `${rejected.length} correction(s) of the closed period ${ref.period} by export execution ${ref.executionId} ` +
+          `refused by the reject late-charge policy (${named}); reopen the period and redrive this message to book them`
+      : `${rejected.length} correction(s) of ${ref.period} by export execution ${ref.executionId} refused (${named}): ` +
+          rejected.find((correction) => correction.code !== 'period-closed')?.reason,
+  );
+};
+
+const correctionsNote = (record: LateCorrectionRecord | undefined): string =>
+  record
+    ? `, closed-period corrections: ${record.booked} booked, ${record.rejected.length} rejected`
+    : '';
+
 export const processTaskBatch = (
   records: readonly SqsRecordInput[],
   options: TaskBatchOptions,
@@ -147,10 +181,12 @@ export const processTaskBatch = (
             source: source.source ?? options.defaultProvider,
           },
           subChunkRows: options.subChunkRows,
+          corrections: options.corrections,
         });
         if (report.failed)
           throw new ValidationError('invalid-field', message.task.objectKey, report.failed);
         const notified = await notify(message.ref, report.switched, options);
+        refuseLateCorrections(message.ref, report.corrections);
         const hash = `${message.ref.executionId}#${message.task.index}`;
         return {
           messageId,
@@ -158,7 +194,7 @@ export const processTaskBatch = (
           hash,
           reason: `${report.committed} committed, ${report.alreadyCommitted} already committed${
             report.switched ? `, ${report.switched.outcome}` : ''
-          }${notified > 0 ? `, ${notified} notified` : ''}`,
+          }${notified > 0 ? `, ${notified} notified` : ''}${correctionsNote(report.corrections)}`,
         };
       },
     },

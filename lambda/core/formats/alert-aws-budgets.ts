@@ -19,8 +19,13 @@
  * - amount: `ACTUAL Amount:` / `FORECASTED Amount:`; budgetAmount: `Budgeted Amount:`.
  * - currency: `$`/`US$` → USD, `€` → EUR, `£` → GBP, `¥` → JPY, `₹` → INR, or a 3-letter code before or after the
  *   number; amounts in different currencies are rejected; no symbol at all (usage budgets) → no currency.
- * - period: from the date in the heading line, by the prose's "for the current day|month|quarter|year":
- *   `yyyy-mm-dd`, `yyyy-mm` (default), `yyyy-Qn`, `yyyy`.
+ * - period: the budget period the alert is about, from the date in the heading line and the budget's time
+ *   unit in the prose ("… for the current month|quarter|year", "… per day|month|quarter|year"): `yyyy-mm`
+ *   (also when the prose names none), `yyyy-Qn` (calendar quarter), `yyyy`, or `yyyy-mm-dd` for a daily
+ *   budget — the day before the heading's date when the prose says "Yesterday" (AWS reports a daily
+ *   budget the morning after, in UTC), else that date. So each day's crossing of a daily budget is
+ *   its own alert, and a repeat on the same day is a duplicate.
+ * - link: the first https link of the AWS console in the text (the Budgets dashboard).
  * - severity: `critical` when the threshold is ≥ 100% or ≥ the budgeted amount, else `warning`.
  * source `aws`; tenant = `tenant` attribute, else `default`.
  */
@@ -28,7 +33,7 @@ import { fail } from '../errors';
 import type { AlertEvent } from '../events';
 import { toDecimal } from '../decimal';
 import { requiredIdentifier, requiredName } from './fields';
-import { finishAlertEvent, severityAtLeast } from './alert-common';
+import { AWS_CONSOLE_HOST, consoleLink, finishAlertEvent, severityAtLeast } from './alert-common';
 import { resolveTenant } from './scope';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -135,6 +140,8 @@ const parseDate = (text: string): { year: number; month: number; day: number } |
   return valid ? { year, month, day } : undefined;
 };
 
+const BUDGET_UNIT = /\b(?:for the current|per) (day|month|quarter|year)\b/i;
+
 const periodOf = (heading: string | undefined, prose: string): string => {
   const date = heading === undefined ? undefined : parseDate(heading);
   if (!date)
@@ -144,9 +151,12 @@ const periodOf = (heading: string | undefined, prose: string): string => {
       'no valid date in the "AWS Budget Notification" line',
     );
   const pad = (n: number): string => String(n).padStart(2, '0');
-  const unit =
-    /\bfor the current (day|month|quarter|year)\b/i.exec(prose)?.[1].toLowerCase() ?? 'month';
-  if (unit === 'day') return `${date.year}-${pad(date.month)}-${pad(date.day)}`;
+  const unit = BUDGET_UNIT.exec(prose)?.[1].toLowerCase() ?? 'month';
+  if (unit === 'day') {
+    const day = new Date(Date.UTC(date.year, date.month - 1, date.day));
+    if (/\bYesterday\b/i.test(prose)) day.setUTCDate(day.getUTCDate() - 1);
+    return day.toISOString().slice(0, 10);
+  }
   if (unit === 'quarter') return `${date.year}-Q${Math.ceil(date.month / 3)}`;
   if (unit === 'year') return String(date.year);
   return `${date.year}-${pad(date.month)}`;
@@ -235,6 +245,7 @@ export const parseAwsBudgets = (
     budgetAmount: budgeted?.value,
     amount: amount?.value,
     currency: [...currencies][0],
+    link: consoleLink(/\bhttps:\/\/[^\s\]>)]+/.exec(text)?.[0], AWS_CONSOLE_HOST),
     severity,
   });
 };

@@ -1,8 +1,8 @@
 /**
  * Alerts: detect the format of one decoded message by its shape and normalize it.
- * Plain text is an AWS Budgets notification or nothing; a JSON object is a GCP budget notification
- * (any of its three wrappings), an AWS Cost Anomaly Detection alert or our canonical alert, detected by
- * shape (`dispatch.ts`). A message over its format's size cap is
+ * Plain text is an AWS Budgets notification or nothing; a JSON object is a GCP budget or anomaly
+ * notification (any of their three wrappings), an AWS Cost Anomaly Detection alert (SNS) or event
+ * (EventBridge) or our canonical alert, detected by shape (`dispatch.ts`). A message over its format's size cap is
  * rejected (`too-large`) before it is parsed; text is measured before detection, JSON once its format
  * is known.
  */
@@ -11,13 +11,17 @@ import type { AlertEvent, AlertFormat, DecodedRecord } from '../events';
 import { looksAwsBudgets, parseAwsBudgets } from './alert-aws-budgets';
 import { looksCanonicalAlert, parseCanonicalAlert } from './alert-canonical';
 import { looksCostAnomaly, parseCostAnomaly } from './alert-cost-anomaly';
+import { looksCostAnomalyEvent, parseCostAnomalyEvent } from './alert-cost-anomaly-event';
+import { looksGcpAnomaly, parseGcpAnomaly } from './alert-gcp-anomaly';
 import { looksGcpBudget, parseGcpBudget } from './alert-gcp-budget';
 import { detectFormat, type FormatParser } from './dispatch';
 import { isObject, preview } from './fields';
 
 const JSON_FORMATS: readonly FormatParser<AlertFormat, AlertEvent>[] = [
   { format: 'gcp-budget', looks: looksGcpBudget, parse: parseGcpBudget },
+  { format: 'gcp-anomaly', looks: looksGcpAnomaly, parse: parseGcpAnomaly },
   { format: 'cost-anomaly', looks: looksCostAnomaly, parse: parseCostAnomaly },
+  { format: 'cost-anomaly-event', looks: looksCostAnomalyEvent, parse: parseCostAnomalyEvent },
   { format: 'canonical', looks: looksCanonicalAlert, parse: parseCanonicalAlert },
 ];
 
@@ -28,14 +32,18 @@ const JSON_FORMATS: readonly FormatParser<AlertFormat, AlertEvent>[] = [
 export const ALERT_MAX_BYTES: Readonly<Record<AlertFormat, number>> = {
   'aws-budgets': 32 * 1024,
   'gcp-budget': 32 * 1024,
+  'gcp-anomaly': 64 * 1024,
   'cost-anomaly': 64 * 1024,
+  'cost-anomaly-event': 64 * 1024,
   canonical: 32 * 1024,
 };
 
 const FORMAT_NAMES: Readonly<Record<AlertFormat, string>> = {
   'aws-budgets': 'an AWS Budgets notification',
   'gcp-budget': 'a GCP budget notification',
+  'gcp-anomaly': 'a GCP cost anomaly notification',
   'cost-anomaly': 'a Cost Anomaly Detection alert',
+  'cost-anomaly-event': 'a Cost Anomaly Detection EventBridge event',
   canonical: 'a canonical alert',
 };
 
@@ -49,7 +57,7 @@ const requireWithinCap = (format: AlertFormat, bytes: number): void => {
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 const UNKNOWN =
-  'not a GCP budget notification, AWS Budgets notification, Cost Anomaly Detection alert or canonical alert';
+  'not a GCP budget or anomaly notification, AWS Budgets notification, Cost Anomaly Detection alert or event, or canonical alert';
 
 export const parseAlertEvent = (decoded: DecodedRecord): AlertEvent => {
   const { message, attributes } = decoded;

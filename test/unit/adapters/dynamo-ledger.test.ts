@@ -45,6 +45,24 @@ const cancelled = (...codes: string[]) =>
 
 beforeEach(() => dynamo.reset());
 
+/** What a shard Update adds: attribute name → exact value (`seq` included). */
+const shardAdds = (item: TransactWriteItem): Record<string, string> => {
+  const update = item.Update!;
+  const names = update.ExpressionAttributeNames ?? {};
+  const values = update.ExpressionAttributeValues ?? {};
+  const adds = /^ADD (.*) SET /.exec(update.UpdateExpression ?? '')?.[1] ?? '';
+  return Object.fromEntries(
+    adds.split(', ').map((pair) => {
+      const [name, value] = pair.split(' ');
+      return [names[name] ?? name, values[value]?.N ?? ''];
+    }),
+  );
+};
+
+const digestOf = (commit: ChargeCommit) => commit.ref.sk.slice('CHARGE#'.length);
+const homeShard = (commit: ChargeCommit, shards = 8) =>
+  `TOTAL#${String(Number.parseInt(digestOf(commit).slice(0, 8), 16) % shards).padStart(2, '0')}`;
+
 describe('DynamoLedger.commit builds one transaction: claim, charge, totals', () => {
   it('claims with a TTL, writes a new charge only if absent and adds the exact amount to the total', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
@@ -84,11 +102,66 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
     });
     expect(total.Update).toMatchObject({
       TableName: 'ledger',
-      Key: { pk: { S: commit.ref.pk }, sk: { S: 'TOTAL#USD' } },
-      ExpressionAttributeValues: { ':delta': { N: '12.3456789012' }, ':charges': { N: '1' } },
+      Key: { pk: { S: commit.ref.pk }, sk: { S: homeShard(commit) } },
+      ConditionExpression: 'attribute_not_exists(closedAt)',
     });
-    expect(total.Update?.UpdateExpression).toMatch(/^ADD #total :delta, #charges :charges/);
-    expect(total.Update?.ConditionExpression).toBeUndefined();
+    expect(shardAdds(total)).toEqual({
+      seq: '1',
+      'total:USD': '12.3456789012',
+      'charges:USD': '1',
+    });
+  });
+
+  it('spreads charges over the configured number of shards by their identity', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commits = Array.from({ length: 64 }, (_, index) =>
+      newChargeCommit({ amount: '1', eventId: `evt-${index}` }),
+    );
+    const shardLedger = new DynamoLedger({
+      client,
+      ledgerTable: 'ledger',
+      dedupTable: 'dedup',
+      stream: STREAM,
+      ttlSeconds: TTL_SECONDS,
+      totalShards: 4,
+    });
+    for (const commit of commits) await shardLedger.commit(commit);
+    const shards = commits.map((_, call) => sentItems(call)[2].Update?.Key?.sk?.S);
+    expect(shards).toEqual(commits.map((commit) => homeShard(commit, 4)));
+    expect(new Set(shards)).toEqual(new Set(['TOTAL#00', 'TOTAL#01', 'TOTAL#02', 'TOTAL#03']));
+  });
+
+  it('a retry after contention moves to the next shard, nothing else changes', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commit = newChargeCommit({ amount: '1', eventId: 'evt-retry' });
+    await ledger().commit(commit);
+    await ledger().commit(commit, { attempt: 2 });
+    const [first, second] = [sentItems(0), sentItems(1)];
+    const shard = (sk: string | undefined) => Number(sk?.slice('TOTAL#'.length));
+    expect(shard(second[2].Update?.Key?.sk?.S)).toBe((shard(first[2].Update?.Key?.sk?.S) + 1) % 8);
+    expect(second.slice(0, 2)).toEqual(first.slice(0, 2));
+  });
+
+  it('a charge booked in a later period: totals there as a correction, the charge item says where', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commit: ChargeCommit = { ...newChargeCommit({ amount: '4.5' }), bookedIn: '2026-12' };
+
+    await ledger().commit(commit);
+
+    const [, charge, total] = sentItems();
+    expect(charge.Put?.Item).toMatchObject({
+      pk: { S: commit.ref.pk },
+      period: { S: '2026-11' },
+      bookedIn: { S: '2026-12' },
+    });
+    expect(total.Update?.Key?.pk?.S).toBe('TENANT#acme#ACCOUNT#200000000011#PERIOD#2026-12');
+    expect(shardAdds(total)).toEqual({
+      seq: '1',
+      'total:USD': '4.5',
+      'charges:USD': '1',
+      'corrected:2026-11:USD': '4.5',
+      'correctedCharges:2026-11:USD': '1',
+    });
   });
 
   it('a restatement replaces the charge only if it still holds the version and content it was decided on', async () => {
@@ -104,16 +177,14 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
     const [, charge, total] = sentItems();
     expect(charge.Put).toMatchObject({
       Item: { version: { N: '2' }, amount: { N: '7' } },
-      ConditionExpression: 'version = :version AND contentHash = :hash',
+      ConditionExpression:
+        'version = :version AND contentHash = :hash AND attribute_not_exists(voidedAt)',
       ExpressionAttributeValues: { ':version': { N: '1' }, ':hash': { S: 'previous-hash' } },
     });
-    expect(total.Update?.ExpressionAttributeValues).toMatchObject({
-      ':delta': { N: '-3' },
-      ':charges': { N: '0' },
-    });
+    expect(shardAdds(total)).toEqual({ seq: '1', 'total:USD': '-3', 'charges:USD': '0' });
   });
 
-  it('a currency change moves the charge between the two totals of its partition', async () => {
+  it('a currency change moves the charge between two currencies of one shard item', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
     const commit: ChargeCommit = {
       ...newChargeCommit({ amount: '9', currency: 'EUR', lineItemId: 'li-2', version: 2 }),
@@ -126,17 +197,15 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
 
     await ledger().commit(commit);
 
-    const totals = sentItems()
-      .slice(2)
-      .map((item) => [
-        item.Update?.Key?.sk?.S,
-        item.Update?.ExpressionAttributeValues?.[':delta']?.N,
-        item.Update?.ExpressionAttributeValues?.[':charges']?.N,
-      ]);
-    expect(totals).toEqual([
-      ['TOTAL#USD', '-10', '-1'],
-      ['TOTAL#EUR', '9', '1'],
-    ]);
+    const totals = sentItems().slice(2);
+    expect(totals).toHaveLength(1);
+    expect(shardAdds(totals[0])).toEqual({
+      seq: '1',
+      'total:USD': '-10',
+      'charges:USD': '-1',
+      'total:EUR': '9',
+      'charges:EUR': '1',
+    });
   });
 });
 
@@ -150,6 +219,20 @@ describe('DynamoLedger.commit reads the cancellation reasons', () => {
     dynamo
       .on(TransactWriteItemsCommand)
       .rejects(cancelled('None', 'ConditionalCheckFailed', 'None'));
+    expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('lost-race');
+  });
+
+  it('only the shard refused (its period is closed): period-closed, to be booked by the policy', async () => {
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(cancelled('None', 'None', 'ConditionalCheckFailed'));
+    expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('period-closed');
+  });
+
+  it('the charge lost and the period is closed: a lost race first (decide again, then book)', async () => {
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(cancelled('None', 'ConditionalCheckFailed', 'ConditionalCheckFailed'));
     expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('lost-race');
   });
 
@@ -230,14 +313,14 @@ describe('DynamoLedger.commitGroup', () => {
     newChargeCommit({ amount: '5', skuId: 'c', currency: 'EUR' }),
   ];
 
-  it('claims and charges every commit and sums the totals per partition and currency, exactly', async () => {
+  it('claims and charges every commit and sums its partition on one shard, exactly', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
     const commits = group();
 
     expect(await ledger().commitGroup(commits)).toEqual({ result: 'committed' });
 
     const items = sentItems();
-    expect(items).toHaveLength(3 * 2 + 2);
+    expect(items).toHaveLength(3 * 2 + 1);
     expect(items.slice(0, 6).map((item) => item.Put?.TableName)).toEqual([
       'dedup',
       'ledger',
@@ -249,16 +332,15 @@ describe('DynamoLedger.commitGroup', () => {
     expect(items.slice(0, 6).map((item) => item.Put?.Item?.pk?.S)).toEqual(
       commits.flatMap((commit) => [commit.claimKey, commit.ref.pk]),
     );
-    const totals = items.slice(6).map((item) => ({
-      sk: item.Update?.Key?.sk?.S,
-      delta: item.Update?.ExpressionAttributeValues?.[':delta']?.N,
-      charges: item.Update?.ExpressionAttributeValues?.[':charges']?.N,
-    }));
+    expect(items[6].Update?.Key?.sk?.S).toBe(homeShard(commits[0]));
     // 0.1 + 0.2 as JS numbers is 0.30000000000000004; the ledger must get exactly 0.3.
-    expect(totals).toEqual([
-      { sk: 'TOTAL#USD', delta: '0.3', charges: '2' },
-      { sk: 'TOTAL#EUR', delta: '5', charges: '1' },
-    ]);
+    expect(shardAdds(items[6])).toEqual({
+      seq: '1',
+      'total:USD': '0.3',
+      'charges:USD': '2',
+      'total:EUR': '5',
+      'charges:EUR': '1',
+    });
   });
 
   it('keeps the totals of two partitions apart', async () => {
@@ -273,10 +355,7 @@ describe('DynamoLedger.commitGroup', () => {
     expect(
       sentItems()
         .slice(4)
-        .map((item) => [
-          item.Update?.Key?.pk?.S,
-          item.Update?.ExpressionAttributeValues?.[':delta']?.N,
-        ]),
+        .map((item) => [item.Update?.Key?.pk?.S, shardAdds(item)['total:USD']]),
     ).toEqual([
       [commits[0].ref.pk, '1'],
       [commits[1].ref.pk, '2'],
@@ -295,7 +374,6 @@ describe('DynamoLedger.commitGroup', () => {
           'None',
           'ConditionalCheckFailed',
           'None',
-          'None',
         ),
       );
     expect(await ledger().commitGroup(group())).toEqual({ result: 'lost-race', losers: [1, 2] });
@@ -304,10 +382,26 @@ describe('DynamoLedger.commitGroup', () => {
   it('only contention on the shared totals: contended, no losers', async () => {
     dynamo
       .on(TransactWriteItemsCommand)
-      .rejects(
-        cancelled('None', 'None', 'None', 'None', 'None', 'None', 'TransactionConflict', 'None'),
-      );
+      .rejects(cancelled('None', 'None', 'None', 'None', 'None', 'None', 'TransactionConflict'));
     expect(await ledger().commitGroup(group())).toEqual({ result: 'contended' });
+  });
+
+  it('names the commits whose period is closed, so the others can commit', async () => {
+    dynamo.on(TransactWriteItemsCommand).resolves({});
+    const commits = [
+      newChargeCommit({ amount: '1', accountId: '111111111111' }),
+      newChargeCommit({ amount: '2', accountId: '222222222222' }),
+      newChargeCommit({ amount: '3', accountId: '111111111111', skuId: 'other' }),
+    ];
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(
+        cancelled('None', 'None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed', 'None'),
+      );
+    expect(await ledger().commitGroup(commits)).toEqual({
+      result: 'period-closed',
+      closed: [0, 2],
+    });
   });
 
   it('a throttled group is a transient error for the caller', async () => {

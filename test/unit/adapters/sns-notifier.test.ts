@@ -57,7 +57,7 @@ describe('SnsNotifier', () => {
     expect(published).toHaveLength(1);
     expect(published[0].args[0].input).toMatchObject({
       TopicArn: TOPIC,
-      Subject: '[warning] prod-monthly exceeded 80%',
+      Subject: '[warning] prod-monthly exceeded 80% (month 2026-11)',
       MessageAttributes: {
         kind: { DataType: 'String', StringValue: 'budget-threshold' },
         tenant: { DataType: 'String', StringValue: 'acme' },

@@ -2,8 +2,11 @@ import {
   ENV,
   type ConsumerEnvironment,
   consumerEnvironment,
+  readLateChargePolicy,
   readPositiveInteger,
   readQueueKind,
+  readTotalShards,
+  readTenantBindings,
 } from '../../../contract/environment';
 import { COST_STREAM } from '../../../contract/streams';
 import {
@@ -28,6 +31,11 @@ const everySetting: Required<ConsumerEnvironment> = {
   maxConcurrency: 3,
   ledgerTableName: 'ledger',
   notificationsTopicArn: 'arn:aws:sns:us-east-1:123456789012:notifications',
+  tenantBindings: JSON.stringify({
+    topicArnPattern:
+      'arn:aws:sns:us-east-1:123456789012:billing-dedup-dev-cost-events-{tenant}.fifo',
+    tenants: { acme: { sources: ['aws'] }, globex: {} },
+  }),
   serviceName: 'billing-dedup-dev-cost-ledger',
   metricsNamespace: 'BillingDedup',
   logLevel: 'DEBUG',
@@ -37,7 +45,22 @@ const everySetting: Required<ConsumerEnvironment> = {
   exportDiffThreshold: '0.50',
   exportCsvSubchunkRows: 1000,
   exportParquetRowsPerTask: 5000,
+  totalShards: 4,
+  lateChargePolicy: 'reject',
+  autoCloseAfterDays: 5,
 };
+
+describe('ledger settings of the cost consumer', () => {
+  it('default to 8 shards and roll-forward; out-of-range values name the variable', () => {
+    expect(readTotalShards({})).toBe(8);
+    expect(readLateChargePolicy({})).toBe('roll-forward');
+    expect(() => readTotalShards({ TOTAL_SHARDS: '33' })).toThrow('TOTAL_SHARDS must be 1..32');
+    expect(() => readTotalShards({ TOTAL_SHARDS: '0' })).toThrow('TOTAL_SHARDS');
+    expect(() => readLateChargePolicy({ LATE_CHARGE_POLICY: 'ignore' })).toThrow(
+      'LATE_CHARGE_POLICY must be roll-forward or reject, got "ignore"',
+    );
+  });
+});
 
 describe('consumer environment contract', () => {
   it('what lib/ writes is what the consumers read back', () => {
@@ -52,7 +75,10 @@ describe('consumer environment contract', () => {
       concurrency: 3,
     });
     expect(ledgerTableName(env)).toBe('ledger');
+    expect(readTotalShards(env)).toBe(4);
+    expect(readLateChargePolicy(env)).toBe('reject');
     expect(notificationsTopicArn(env)).toBe(everySetting.notificationsTopicArn);
+    expect(readTenantBindings(env)).toEqual(JSON.parse(everySetting.tenantBindings));
     expect(exportSettings(env)).toEqual({
       bucket: 'billing-exports',
       sources: [{ tenant: 'acme', bucket: 'billing-exports', prefix: 'acme/focus', source: 'aws' }],

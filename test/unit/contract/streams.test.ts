@@ -53,10 +53,12 @@ describe('service publishers', () => {
     expect(ALL_SERVICE_PUBLISHERS.map((p) => p.name)).toEqual([
       'Budgets',
       'CostAnomalyDetection',
+      'EventBridgeRules',
       'CloudWatchAlarms',
     ]);
     const streamPublishers = STREAM_DEFINITIONS.flatMap((s) => s.servicePublishers);
-    expect([...streamPublishers, 'cloudWatchAlarms'].sort()).toEqual(
+    // The ops topic takes alarms; the anomaly events rule (lib/constructs/anomaly-events-rule.ts) takes EventBridge.
+    expect([...streamPublishers, 'cloudWatchAlarms', 'eventBridgeRules'].sort()).toEqual(
       Object.keys(SERVICE_PUBLISHERS).sort(),
     );
   });

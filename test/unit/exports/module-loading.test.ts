@@ -1,6 +1,6 @@
 /**
  * hyparquet is ESM-only. The Parquet reader must load wherever the product runs it: jest (this file:
- * transformed by jest.config.js), the Lambda bundle (esbuild, ESM, as lib/constructs/consumer-function.ts
+ * transformed by jest.config.js), the Lambda bundle (esbuild, CommonJS, as lib/constructs/consumer-function.ts
  * builds it), and tsx / ts-node (the CLI and the local run).
  */
 import { execFileSync } from 'node:child_process';
@@ -46,19 +46,16 @@ const run = (command: string, args: string[]): string =>
   execFileSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }).trim();
 
 describe('the Parquet reader loads', () => {
-  it('in an esbuild ESM bundle built like the Lambda functions', async () => {
-    const outfile = path.join(dir, 'bundle.mjs');
+  it('in an esbuild CommonJS bundle built like the Lambda functions (CONSUMER_BUNDLE)', async () => {
+    const outfile = path.join(dir, 'bundle.cjs');
     await build({
       entryPoints: [entry],
       outfile,
       bundle: true,
       platform: 'node',
-      format: 'esm',
+      format: 'cjs',
       target: 'node20',
       mainFields: ['module', 'main'],
-      banner: {
-        js: "import { createRequire as __bdCreateRequire } from 'node:module'; const require = __bdCreateRequire(import.meta.url);",
-      },
       logLevel: 'silent',
     });
     expect(run(process.execPath, [outfile])).toBe('["1.5","2"]');

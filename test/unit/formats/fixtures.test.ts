@@ -187,6 +187,7 @@ const AWS_BUDGETS_ALERT: AlertEvent = {
   budgetAmount: '10000',
   amount: '8214.55',
   currency: 'USD',
+  link: 'https://console.aws.amazon.com/billing/home#/budgets',
   severity: 'warning',
 };
 
@@ -202,6 +203,11 @@ const ANOMALY_ALERT: AlertEvent = {
   service: 'Amazon Elastic Compute Cloud - Compute',
   amount: '531.68',
   currency: 'USD',
+  impactPercentage: '33.02',
+  causes: [
+    'Amazon Elastic Compute Cloud - Compute · eu-west-1 · EU-BoxUsage:c6i.4xlarge · account 200000000011 (prod-platform)',
+  ],
+  link: 'https://console.aws.amazon.com/cost-management/home#/anomaly-detection/monitors/6f1d2c3b-0a9e-4b8c-9d7e-1f2a3b4c5d6e/anomalies/4c8e2f10-77a1-4e3b-b5d2-9a0c1e2f3a4b',
   severity: 'warning',
 };
 

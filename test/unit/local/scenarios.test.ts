@@ -64,6 +64,7 @@ describe('sample scenarios, each on its own draft', () => {
         currency: 'USD',
         total: '3',
         charges: 30,
+        status: 'open',
       },
     ]);
   });
@@ -90,8 +91,8 @@ describe('sample scenarios, each on its own draft', () => {
     costPoison(draft);
     alertPoison(draft);
     const { messages, truth } = draft.build();
-    expect(truth.deadLetters).toEqual({ 'cost-events': 9, 'budget-alerts': 5 });
-    expect(messages).toHaveLength(14);
+    expect(truth.deadLetters).toEqual({ 'cost-events': 9, 'budget-alerts': 7 });
+    expect(messages).toHaveLength(16);
     expect(messages.every((m) => m.note === 'poison')).toBe(true);
     expect(truth.ledger).toEqual([]);
   });
@@ -109,6 +110,7 @@ describe('sample scenarios, each on its own draft', () => {
         currency: 'USD',
         total: '10',
         charges: 1,
+        status: 'open',
       },
       {
         tenant: 'acme',
@@ -117,6 +119,7 @@ describe('sample scenarios, each on its own draft', () => {
         currency: 'USD',
         total: '165.9567890123456789',
         charges: 2,
+        status: 'open',
       },
       {
         tenant: 'acme',
@@ -125,6 +128,7 @@ describe('sample scenarios, each on its own draft', () => {
         currency: 'USD',
         total: '19.99',
         charges: 1,
+        status: 'open',
       },
       {
         tenant: 'initech',
@@ -133,6 +137,7 @@ describe('sample scenarios, each on its own draft', () => {
         currency: 'USD',
         total: '8.75',
         charges: 1,
+        status: 'open',
       },
     ]);
     // Published in sequence: v1, v2, v3 of the line item restated back, in this order.

@@ -1,0 +1,68 @@
+import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import { addDecimals } from '../core/decimal';
+import { ledgerKey, shardAttribute, totalShardSortKey } from './table-layout';
+
+/**
+ * The one write every ledger effect makes to an account-period's totals: ADD to one shard item, on
+ * condition that the period is not closed (a close stamps `closedAt` on all shards in its transaction).
+ */
+
+export interface ShardDelta {
+  currency: string;
+  delta: string;
+  charges: number;
+  /** Set when the effect belongs to this closed earlier period (a correction booked here). */
+  correctionOf?: string;
+}
+
+export interface ShardWrite {
+  pk: string;
+  shard: number;
+  scope: { tenant: string; accountId: string; period: string };
+  deltas: ShardDelta[];
+}
+
+/** The condition every shard write carries. */
+export const NOT_CLOSED = 'attribute_not_exists(closedAt)';
+
+/** Deltas summed per (attribute) name: `total:<cur>`, `charges:<cur>`, `corrected…:<period>:<cur>`. */
+const sums = (deltas: readonly ShardDelta[]): Map<string, string> => {
+  const byName = new Map<string, string>();
+  const add = (name: string, value: string) =>
+    byName.set(name, addDecimals(byName.get(name) ?? '0', value));
+  for (const { currency, delta, charges, correctionOf } of deltas) {
+    add(shardAttribute.total(currency), delta);
+    add(shardAttribute.charges(currency), String(charges));
+    if (correctionOf !== undefined) {
+      add(shardAttribute.corrected(correctionOf, currency), delta);
+      add(shardAttribute.correctedCharges(correctionOf, currency), String(charges));
+    }
+  }
+  return byName;
+};
+
+export const shardUpdate = (table: string, write: ShardWrite): TransactWriteItem => {
+  const names: Record<string, string> = {};
+  const values: Record<string, AttributeValue> = {
+    ':one': { N: '1' },
+    ':tenant': { S: write.scope.tenant },
+    ':account': { S: write.scope.accountId },
+    ':period': { S: write.scope.period },
+  };
+  const adds = ['seq :one'];
+  [...sums(write.deltas)].forEach(([name, value], index) => {
+    names[`#a${index}`] = name;
+    values[`:a${index}`] = { N: value };
+    adds.push(`#a${index} :a${index}`);
+  });
+  return {
+    Update: {
+      TableName: table,
+      Key: ledgerKey(write.pk, totalShardSortKey(write.shard)),
+      UpdateExpression: `ADD ${adds.join(', ')} SET tenant = :tenant, accountId = :account, period = :period`,
+      ConditionExpression: NOT_CLOSED,
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    },
+  };
+};

@@ -1,0 +1,234 @@
+/**
+ * The correction pass of one snapshot switch: for every account of the previous and the new current
+ * execution (and those whose correction was refused last time) whose period was closed, book
+ * `new part − pinned part` per currency (a period closed with no snapshot of the source pinned an
+ * empty part) through the cost commit path — the late-charge policy, duplicates and restatements
+ * included. Idempotent: a re-run of the same switch books nothing
+ * twice, and after a reopen it books what `reject` refused.
+ */
+import type { BatchOutcome } from '../batch';
+import type { CostProcessorOptions } from '../cost-processor';
+import { parseCharge, processCostBatch } from '../cost-processor';
+import { TransientError } from '../errors';
+import type { Rejection, SqsRecordInput } from '../ports';
+import { refKey } from '../ports';
+import type { ChargeTotals } from './charge-totals';
+import {
+  correctionMessage,
+  lateCorrections,
+  type AccountCorrectionInput,
+  type LateCorrection,
+  type LateCorrectionRecord,
+  type RejectedCorrection,
+} from './late-corrections';
+import type { CurrentPointer, ExecutionRef } from './run-task';
+
+export interface LateCorrectionStorePort {
+  readCurrent(tenant: string, source: string, period: string): Promise<CurrentPointer | undefined>;
+  readExecution(ref: ExecutionRef): Promise<{ lateCorrections?: LateCorrectionRecord } | undefined>;
+  /** An execution's exact totals per account, currency (and service). */
+  readSnapshotTotals(ref: ExecutionRef): Promise<ChargeTotals>;
+  /**
+   * account → the execution of `source` its period pinned at close, or null when it closed with no
+   * snapshot of the source (it counts nothing of it); accounts whose period never closed are absent.
+   */
+  readPins(
+    tenant: string,
+    source: string,
+    period: string,
+    accounts: readonly string[],
+  ): Promise<Map<string, string | null>>;
+  /** Stores the pass's record on the execution and marks the pointer corrected up to its sequence. */
+  recordLateCorrections(
+    ref: ExecutionRef,
+    record: LateCorrectionRecord | undefined,
+    sequence: number,
+  ): Promise<void>;
+}
+
+export interface BookedCorrection {
+  correction: LateCorrection;
+  result: 'booked' | 'unchanged' | 'rejected';
+  rejection?: Rejection;
+}
+
+/** Commits correction messages as cost charges; one result per correction. */
+export type BookCorrections = (
+  corrections: readonly { correction: LateCorrection; message: Record<string, unknown> }[],
+) => Promise<BookedCorrection[]>;
+
+/** Corrections per processor batch: the processor groups their commits into transactions. */
+const BOOKING_BATCH = 100;
+
+/**
+ * Books corrections through `processCostBatch`, the cost consumer's own path (pre-read, grouped commits,
+ * late-charge policy). A refused correction is captured instead of dead-lettered: a snapshot has no
+ * message per row to park. A zero correction with no charge yet is skipped (nothing to restate).
+ */
+export const bookThroughCostPath =
+  (options: Omit<CostProcessorOptions, 'fifo' | 'deadLetters'>): BookCorrections =>
+  async (corrections) => {
+    const booked: BookedCorrection[] = [];
+    for (let start = 0; start < corrections.length; start += BOOKING_BATCH) {
+      const slice = corrections.slice(start, start + BOOKING_BATCH);
+      const records: SqsRecordInput[] = slice.map(({ message }, index) => ({
+        messageId: `correction-${start + index}`,
+        body: JSON.stringify(message),
+      }));
+      const zeros = records.filter((_, index) => slice[index].correction.amount === '0');
+      const refs = zeros.map((record) => parseCharge(options.ledger.layout, record).ref);
+      const existing = refs.length > 0 ? await options.ledger.readCharges(refs) : new Map();
+      const skipped = new Set(
+        zeros
+          .filter((_, index) => existing.get(refKey(refs[index])) === null)
+          .map((record) => record.messageId),
+      );
+      const rejections = new Map<string, Rejection>();
+      const outcome: BatchOutcome = await processCostBatch(
+        records.filter((record) => !skipped.has(record.messageId)),
+        {
+          ...options,
+          fifo: false,
+          deadLetters: {
+            send: (record, rejection) => {
+              rejections.set(record.messageId, rejection);
+              return Promise.resolve();
+            },
+          },
+        },
+      );
+      const results = new Map(outcome.results.map((result) => [result.messageId, result]));
+      records.forEach((record, index) => {
+        const { correction } = slice[index];
+        if (skipped.has(record.messageId)) {
+          booked.push({ correction, result: 'unchanged' });
+          return;
+        }
+        const result = results.get(record.messageId);
+        if (!result || result.outcome === 'failed') {
+          throw new TransientError(
+            `booking the correction of ${correction.accountId} ${correction.currency}: ${result?.reason ?? 'no result'}`,
+          );
+        }
+        const rejection = rejections.get(record.messageId);
+        booked.push(
+          rejection
+            ? { correction, result: 'rejected', rejection }
+            : {
+                correction,
+                result:
+                  result.outcome === 'applied' || result.outcome === 'restated'
+                    ? 'booked'
+                    : 'unchanged',
+              },
+        );
+      });
+    }
+    return booked;
+  };
+
+export interface LateCorrectionDeps {
+  store: LateCorrectionStorePort;
+  book: BookCorrections;
+  now?: () => number;
+}
+
+type Parts = Record<string, { total: string }>;
+const partOf = (totals: ChargeTotals, accountId: string): Parts =>
+  Object.prototype.hasOwnProperty.call(totals, accountId) ? totals[accountId] : {};
+
+/**
+ * Runs the pass of switch `sequence`, which made `ref` current after `previousExecutionId`. Returns the
+ * record stored on the execution (undefined when no account of the switch has a pinned period).
+ */
+export const correctClosedPeriods = async (
+  deps: LateCorrectionDeps,
+  ref: ExecutionRef,
+  sequence: number,
+  previousExecutionId: string | undefined,
+): Promise<LateCorrectionRecord | undefined> => {
+  if (sequence < 1) return undefined;
+  const { store } = deps;
+  const executionRef = (executionId: string): ExecutionRef => ({ ...ref, executionId });
+  const next = await store.readSnapshotTotals(ref);
+  const previous = previousExecutionId
+    ? await store.readSnapshotTotals(executionRef(previousExecutionId))
+    : {};
+  const carried = previousExecutionId
+    ? ((await store.readExecution(executionRef(previousExecutionId)))?.lateCorrections?.rejected ??
+      [])
+    : [];
+  const accounts = [
+    ...new Set([
+      ...Object.keys(next),
+      ...Object.keys(previous),
+      ...carried.map((rejected) => rejected.accountId),
+    ]),
+  ].sort();
+  const pins = await store.readPins(ref.tenant, ref.source, ref.period, accounts);
+  if (pins.size === 0) {
+    await store.recordLateCorrections(ref, undefined, sequence);
+    return undefined;
+  }
+  const pinnedTotals = new Map<string, ChargeTotals>([[ref.executionId, next]]);
+  for (const executionId of new Set(pins.values())) {
+    if (executionId !== null && !pinnedTotals.has(executionId)) {
+      pinnedTotals.set(executionId, await store.readSnapshotTotals(executionRef(executionId)));
+    }
+  }
+  const inputs: AccountCorrectionInput[] = [...pins].map(([accountId, pinned]) => ({
+    accountId,
+    pinned: pinned === null ? {} : partOf(pinnedTotals.get(pinned) ?? {}, accountId),
+    next: partOf(next, accountId),
+    otherCurrencies: [
+      ...Object.keys(partOf(previous, accountId)),
+      ...carried.filter((c) => c.accountId === accountId).map((c) => c.currency),
+    ],
+  }));
+  const results = await deps.book(
+    lateCorrections(inputs).map((correction) => ({
+      correction,
+      message: correctionMessage(correction, {
+        tenant: ref.tenant,
+        source: ref.source,
+        period: ref.period,
+        sequence,
+        executionId: ref.executionId,
+        pinnedExecutionId: pins.get(correction.accountId) ?? undefined,
+      }),
+    })),
+  );
+  const rejected: RejectedCorrection[] = results.flatMap(({ correction, result, rejection }) =>
+    result === 'rejected'
+      ? [{ ...correction, code: rejection?.code ?? 'rejected', reason: rejection?.reason ?? '' }]
+      : [],
+  );
+  const record: LateCorrectionRecord = {
+    sequence,
+    booked: results.filter((r) => r.result === 'booked').length,
+    unchanged: results.filter((r) => r.result === 'unchanged').length,
+    rejected,
+    at: new Date((deps.now ?? Date.now)()).toISOString(),
+  };
+  await store.recordLateCorrections(ref, record, sequence);
+  return record;
+};
+
+/**
+ * Before a switch moves the pointer away from an execution whose pass did not complete (the worker
+ * stopped after its switch), that pass runs first: a later pass starts from what it leaves.
+ */
+export const settlePendingCorrections = async (
+  deps: LateCorrectionDeps,
+  ref: ExecutionRef,
+): Promise<void> => {
+  const pointer = await deps.store.readCurrent(ref.tenant, ref.source, ref.period);
+  if (!pointer || pointer.executionId === ref.executionId) return;
+  if (pointer.sequence <= pointer.correctedSequence) return;
+  await correctClosedPeriods(
+    deps,
+    { ...ref, executionId: pointer.executionId },
+    pointer.sequence,
+    pointer.previousExecutionId,
+  );
+};

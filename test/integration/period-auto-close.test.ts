@@ -1,0 +1,119 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { consumerEnvironment } from '../../contract/environment';
+import { COST_STREAM } from '../../contract/streams';
+import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
+import { createAutoCloseHandler } from '../../lambda/handlers/period-auto-close';
+import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
+import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
+import { costEvent } from '../support/cost-events';
+import { sqsEvent, sqsRecord } from '../support/sqs-events';
+
+let dynamo: DynamoDBClient;
+let tables: LedgerTables;
+let periods: DynamoPeriods;
+const NOW = Date.parse('2026-12-03T03:15:00Z');
+const plenty = { getRemainingTimeInMillis: () => 600_000 };
+
+const autoClose = (afterDays: number) =>
+  createAutoCloseHandler(
+    {
+      ...consumerEnvironment({
+        ledgerTableName: tables.ledgerTable,
+        autoCloseAfterDays: afterDays,
+        logLevel: 'SILENT',
+      }),
+      AWS_LAMBDA_FUNCTION_NAME: 'billing-dedup-test-period-auto-close',
+    },
+    { dynamo, now: () => NOW },
+  );
+
+beforeAll(async () => {
+  dynamo = localDynamo();
+  tables = await createLedgerTables(dynamo);
+  periods = new DynamoPeriods({ client: dynamo, ledgerTable: tables.ledgerTable, now: () => NOW });
+  const handler = createCostLedgerHandler(
+    consumerEnvironment({
+      streamName: COST_STREAM,
+      queueKind: 'standard',
+      dlqUrl: 'http://unused.invalid/dlq',
+      dedupTableName: tables.dedupTable,
+      ledgerTableName: tables.ledgerTable,
+      logLevel: 'SILENT',
+    }),
+    { dynamo, sqs: new SQSClient({ region: 'us-east-1' }) },
+  );
+  const charge = (tenant: string, accountId: string, start: string, eventId: string) =>
+    costEvent({ tenant, accountId, eventId, amount: '2.5', chargePeriodStart: start });
+  for (const event of [
+    charge('acme', 'A', '2026-10-10T00:00:00Z', 'a-oct'),
+    charge('acme', 'A', '2026-11-10T00:00:00Z', 'a-nov'),
+    charge('globex', 'B', '2026-10-11T00:00:00Z', 'b-oct'),
+    charge('acme', 'C', '2026-10-12T00:00:00Z', 'c-oct'),
+    charge('acme', 'D', '2026-09-12T00:00:00Z', 'd-sep'),
+  ])
+    expect((await handler(sqsEvent([sqsRecord(event)]))).batchItemFailures).toEqual([]);
+  // C was closed and reopened by an operator; D is closed already.
+  const c = { tenant: 'acme', accountId: 'C', period: '2026-10' };
+  await periods.close(c, 'alice', 'first invoice');
+  await periods.reopen(c, 'alice', 'invoice reissued');
+  await periods.close({ tenant: 'acme', accountId: 'D', period: '2026-09' }, 'alice', 'invoiced');
+});
+
+afterAll(() => dynamo.destroy());
+
+describe('period auto-close (scheduled function) on DynamoDB Local', () => {
+  it('with no time left it closes nothing and says how many it deferred', async () => {
+    const summary = await autoClose(3)({}, { getRemainingTimeInMillis: () => 10_000 });
+    expect(summary).toMatchObject({ closed: 0, deferred: 2, failed: [] });
+    expect(await periods.stateOf({ tenant: 'acme', accountId: 'A', period: '2026-10' })).toBe(
+      'open',
+    );
+  });
+
+  it('closes every never-closed period that ended afterDays ago, and nothing else', async () => {
+    const summary = await autoClose(3)({}, plenty);
+    expect(summary).toMatchObject({
+      latestDuePeriod: '2026-10',
+      closed: 2,
+      reopened: 1,
+      alreadyClosed: 0,
+      deferred: 0,
+      failed: [],
+    });
+    const a = await periods.status({ tenant: 'acme', accountId: 'A', period: '2026-10' });
+    expect(a).toMatchObject({
+      state: 'closed',
+      closedBy: 'auto-close:billing-dedup-test-period-auto-close',
+      closeReason: 'auto-close: 3 day(s) after the period ended (2026-11-01T00:00:00.000Z)',
+      totalsAtClose: [{ currency: 'USD', total: '2.5', charges: 1 }],
+    });
+    expect(await periods.stateOf({ tenant: 'globex', accountId: 'B', period: '2026-10' })).toBe(
+      'closed',
+    );
+    // Ended 2026-12-01: due from 2026-12-04 with 3 days.
+    expect(await periods.stateOf({ tenant: 'acme', accountId: 'A', period: '2026-11' })).toBe(
+      'open',
+    );
+    // Reopened by an operator: left open.
+    expect(
+      await periods.status({ tenant: 'acme', accountId: 'C', period: '2026-10' }),
+    ).toMatchObject({ state: 'open', closeCount: 1 });
+  });
+
+  it('runs again without effect (idempotent: EventBridge retries, the next day)', async () => {
+    const summary = await autoClose(3)({}, plenty);
+    expect(summary).toMatchObject({ closed: 0, reopened: 1, failed: [] });
+    expect(
+      (await periods.status({ tenant: 'acme', accountId: 'A', period: '2026-10' })).closeCount,
+    ).toBe(1);
+  });
+
+  it('a shorter delay makes the just-ended month due too', async () => {
+    const summary = await autoClose(2)({}, plenty);
+    expect(summary).toMatchObject({ latestDuePeriod: '2026-11', closed: 1, failed: [] });
+    expect(await periods.stateOf({ tenant: 'acme', accountId: 'A', period: '2026-11' })).toBe(
+      'closed',
+    );
+  });
+});
