@@ -220,7 +220,8 @@ export const processCostBatch = async (
       }
       if (committed === 'lost-race') forget(key);
       if (!mayRetry(options, attemptNumber)) break;
-      await pause(attemptNumber);
+      // A first lost race is settled by reading what won, at once; contention, or losing again, backs off.
+      if (committed !== 'lost-race' || attemptNumber > 1) await pause(attemptNumber);
       attemptNumber++;
     }
     throw new TransientError(
@@ -300,12 +301,16 @@ const commitGroups = async (
   for (let start = 0; start < planned.length; start += groupSize) {
     let group = planned.slice(start, start + groupSize);
     let committed = false;
+    // Only contention calls for a pause: a group that shed its race losers or its closed-period
+    // commits is tried again at once, since nothing it still holds was contended.
+    let contended = false;
     for (
       let attemptNumber = 1;
       !committed && group.length > 0 && attemptNumber <= GROUP_ATTEMPTS;
       attemptNumber++
     ) {
-      if (attemptNumber > 1) await pause(attemptNumber - 1);
+      if (contended) await pause(attemptNumber - 1);
+      contended = false;
       const answer = await ledger
         .commitGroup(
           group.map((entry) => entry.commit),
@@ -322,7 +327,8 @@ const commitGroups = async (
         for (const index of closed) bookings.markClosed(periodKeyOf(group[index].charge));
         leftOut.push(...group.filter((_, index) => closed.has(index)));
         group = group.filter((_, index) => !closed.has(index));
-      } else if (answer.result !== 'contended') break;
+      } else if (answer.result === 'contended') contended = true;
+      else break;
     }
     if (committed) {
       for (const { charge, outcome } of group) {

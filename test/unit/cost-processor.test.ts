@@ -124,6 +124,26 @@ describe('processCostBatch decisions around the pre-read', () => {
     ]);
   });
 
+  it('pauses before retrying a contended group, never before retrying one that only shed its race losers', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.groupAnswers = [{ result: 'lost-race', losers: [2] }, { result: 'contended' }];
+    const pauses: number[] = [];
+    const records = ['1', '2', '3'].map((amount) =>
+      sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
+    );
+    const outcome = await processCostBatch(records, {
+      ...options(ledger, deadLetters()),
+      pause: async (attempt: number) => void pauses.push(attempt),
+    });
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'applied', 'applied']);
+    expect(ledger.calls.filter((call) => call.startsWith('commitGroup'))).toEqual([
+      'commitGroup(3)',
+      'commitGroup(2)',
+      'commitGroup(2)',
+    ]);
+    expect(pauses).toEqual([2]);
+  });
+
   it('confirms a conflict seen on the eventually consistent pre-read before dead-lettering', async () => {
     const ledger = new ScriptedLedger();
     const v1 = sqsRecord(costEvent({ lineItemId: 'li', version: 1, amount: '1' }));
@@ -326,10 +346,14 @@ describe('processCostBatch: what an error means for a record', () => {
     const ledger = new ScriptedLedger();
     ledger.commitAnswer = async () => 'lost-race';
     const record = sqsRecord(costEvent({ amount: '1' }));
+    const pauses: number[] = [];
     const outcome = await processCostBatch([record], {
       ...options(ledger, deadLetters()),
       maxAttempts: 3,
+      pause: async (attempt: number) => void pauses.push(attempt),
     });
+    // The first loss is re-read at once; losing again backs off.
+    expect(pauses).toEqual([2]);
     expect(outcome.results[0]).toEqual({
       messageId: record.messageId,
       outcome: 'failed',
