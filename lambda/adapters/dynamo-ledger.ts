@@ -4,6 +4,7 @@ import {
   TransactWriteItemsCommand,
   TransactionCanceledException,
   type AttributeValue,
+  type CancellationReason,
   type DynamoDBClient,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
@@ -73,6 +74,8 @@ const refusedWrite = (detail: string): PermanentError =>
 
 export const decimalOf = (value: AttributeValue | undefined): string =>
   value?.N === undefined ? '0' : formatDecimal(new Big(value.N));
+
+const codeOf = (reason: CancellationReason): string => reason.Code ?? 'None';
 
 const storedChargeOf = (item: Record<string, AttributeValue>): StoredCharge => ({
   version: Number(item.version?.N ?? '0'),
@@ -172,14 +175,14 @@ export class DynamoLedger implements LedgerPort {
   }
 
   async commit(commit: ChargeCommit, options: CommitOptions = {}): Promise<CommitResult> {
-    const codes = await this.transact([
+    const reasons = await this.transact([
       ...this.claimAndCharge(commit),
       ...this.shardWrites([commit], options.attempt ?? 1).map(({ write }) =>
         shardUpdate(this.options.ledgerTable, write),
       ),
     ]);
-    if (!codes) return 'committed';
-    const [claim, charge, shard] = codes;
+    if (!reasons) return 'committed';
+    const [claim, charge, shard] = reasons.map(codeOf);
     if (claim === CONDITION_FAILED && charge === 'None' && shard === 'None') {
       return 'claim-without-charge';
     }
@@ -192,11 +195,12 @@ export class DynamoLedger implements LedgerPort {
     options: CommitOptions = {},
   ): Promise<GroupCommitResult> {
     const writes = this.shardWrites(commits, options.attempt ?? 1);
-    const codes = await this.transact([
+    const reasons = await this.transact([
       ...commits.flatMap((commit) => this.claimAndCharge(commit)),
       ...writes.map(({ write }) => shardUpdate(this.options.ledgerTable, write)),
     ]);
-    if (!codes) return { result: 'committed' };
+    if (!reasons) return { result: 'committed' };
+    const codes = reasons.map(codeOf);
     // Items are claim and charge of each commit in order, then one shard per target partition.
     const losers = commits
       .map((_, index) => index)
@@ -204,7 +208,16 @@ export class DynamoLedger implements LedgerPort {
         (index) =>
           codes[2 * index] === CONDITION_FAILED || codes[2 * index + 1] === CONDITION_FAILED,
       );
-    if (losers.length > 0) return { result: 'lost-race', losers };
+    if (losers.length > 0) {
+      // A failed charge condition came back with the item as it was (ReturnValuesOnConditionCheckFailure).
+      const current = new Map<number, StoredCharge | null>();
+      for (const index of losers) {
+        const charge = reasons[2 * index + 1];
+        if (charge.Code === CONDITION_FAILED)
+          current.set(index, charge.Item ? storedChargeOf(charge.Item) : null);
+      }
+      return { result: 'lost-race', losers, current };
+    }
     const closed = writes.flatMap(({ commits: indexes }, index) =>
       codes[2 * commits.length + index] === CONDITION_FAILED ? indexes : [],
     );
@@ -259,7 +272,7 @@ export class DynamoLedger implements LedgerPort {
    * Runs a transaction: undefined when committed, the cancellation codes when another writer won. A
    * write DynamoDB refuses as invalid throws a `PermanentError`; any other error is passed on.
    */
-  private async transact(items: TransactWriteItem[]): Promise<string[] | undefined> {
+  private async transact(items: TransactWriteItem[]): Promise<CancellationReason[] | undefined> {
     try {
       await this.options.client.send(new TransactWriteItemsCommand({ TransactItems: items }));
       return undefined;
@@ -275,8 +288,7 @@ export class DynamoLedger implements LedgerPort {
             `DynamoDB refused the write as invalid: ${invalid.Message ?? 'no message'}`,
           );
         }
-        const codes = reasons.map((reason) => reason.Code ?? 'None');
-        if (codes.some((code) => LOST_RACE_CODES.has(code))) return codes;
+        if (reasons.some((reason) => LOST_RACE_CODES.has(reason.Code ?? 'None'))) return reasons;
       }
       throw error;
     }
@@ -316,6 +328,7 @@ export class DynamoLedger implements LedgerPort {
               },
             }
           : { ConditionExpression: `attribute_not_exists(${LEDGER_PK})` }),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
     return [claim, charge];

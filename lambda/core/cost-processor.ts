@@ -297,6 +297,8 @@ const commitGroups = async (
   const outcomes = new Map<ParsedCharge, Outcome>();
   if (planned.length < 2) return outcomes;
   const leftOut: Planned[] = [];
+  // Race losers whose charge came back with the cancellation: known as the ledger holds them.
+  const settled = new Set<string>();
   const groupSize = ledger.layout.maxGroupSize;
   for (let start = 0; start < planned.length; start += groupSize) {
     let group = planned.slice(start, start + groupSize);
@@ -320,6 +322,12 @@ const commitGroups = async (
       if (answer.result === 'committed') committed = true;
       else if (answer.result === 'lost-race' && answer.losers.length > 0) {
         const losers = new Set(answer.losers);
+        for (const [index, stored] of answer.current ?? []) {
+          const key = refKey(group[index].charge.ref);
+          known.set(key, stored);
+          unconfirmed.delete(key);
+          settled.add(key);
+        }
         leftOut.push(...group.filter((_, index) => losers.has(index)));
         group = group.filter((_, index) => !losers.has(index));
       } else if (answer.result === 'period-closed' && answer.closed.length > 0) {
@@ -340,8 +348,8 @@ const commitGroups = async (
       leftOut.push(...group);
     }
   }
-  if (leftOut.length === 0) return outcomes;
-  const refs = leftOut.map(({ charge }) => charge.ref);
+  const refs = leftOut.map(({ charge }) => charge.ref).filter((ref) => !settled.has(refKey(ref)));
+  if (refs.length === 0) return outcomes;
   const reread = await ledger.readCharges(refs).catch(() => new Map<string, StoredCharge | null>());
   for (const ref of refs) {
     const key = refKey(ref);

@@ -69,7 +69,12 @@ export type CommitResult =
  */
 export type GroupCommitResult =
   | { result: 'committed' | 'contended' }
-  | { result: 'lost-race'; losers: number[] }
+  | {
+      result: 'lost-race';
+      losers: number[];
+      /** A loser's charge as its failed condition saw it (consistent), where the ledger returned it. */
+      current?: ReadonlyMap<number, StoredCharge | null>;
+    }
   | { result: 'period-closed'; closed: number[] };
 
 /** The ledger's key layout and its limits, owned by the adapter. */

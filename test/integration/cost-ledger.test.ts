@@ -181,7 +181,14 @@ describe('cost ledger handler against DynamoDB Local', () => {
       newChargeCommit({ accountId: 'acct-losers', amount, skuId: amount }),
     );
     expect(await ledger.commit(commits[1])).toBe('committed');
-    expect(await ledger.commitGroup(commits)).toEqual({ result: 'lost-race', losers: [1] });
+    // The loser's charge comes back with the cancellation, as the ledger holds it: no re-read needed.
+    expect(await ledger.commitGroup(commits)).toEqual({
+      result: 'lost-race',
+      losers: [1],
+      current: new Map([
+        [1, { version: 0, contentHash: commits[1].contentHash, amount: '2', currency: 'USD' }],
+      ]),
+    });
     expect(await ledger.commitGroup([commits[0], commits[2]])).toEqual({ result: 'committed' });
     expect(await totalsOf('acct-losers')).toEqual({ USD: { total: '6', charges: 3 } });
   });

@@ -107,7 +107,13 @@ describe('sharded totals on DynamoDB Local', () => {
       newChargeCommit({ accountId: '400000000003', eventId: 'g-3', amount: '30' }),
     ];
 
-    expect(await ledger.commitGroup(group)).toEqual({ result: 'lost-race', losers: [2] });
+    expect(await ledger.commitGroup(group)).toEqual({
+      result: 'lost-race',
+      losers: [2],
+      current: new Map([
+        [2, { version: 0, contentHash: group[2].contentHash, amount: '1', currency: 'USD' }],
+      ]),
+    });
 
     expect(await statementOf(dynamo, tables, account, NOV)).toMatchObject({
       total: '1',

@@ -124,6 +124,26 @@ describe('processCostBatch decisions around the pre-read', () => {
     ]);
   });
 
+  it('takes a race loser’s charge from the cancellation: no re-read, and the copy is a duplicate', async () => {
+    const ledger = new ScriptedLedger();
+    const records = ['1', '2', '3'].map((amount) =>
+      sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
+    );
+    const winner = parseCharge(ledgerLayout('cost-events'), records[1]);
+    ledger.groupAnswers = [
+      {
+        result: 'lost-race',
+        losers: [1],
+        current: new Map([
+          [1, { version: 0, contentHash: winner.contentHash, amount: '2', currency: 'USD' }],
+        ]),
+      },
+    ];
+    const outcome = await processCostBatch(records, options(ledger, deadLetters()));
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'duplicate', 'applied']);
+    expect(ledger.calls).toEqual(['readCharges(eventual)', 'commitGroup(3)', 'commitGroup(2)']);
+  });
+
   it('pauses before retrying a contended group, never before retrying one that only shed its race losers', async () => {
     const ledger = new ScriptedLedger();
     ledger.groupAnswers = [{ result: 'lost-race', losers: [2] }, { result: 'contended' }];

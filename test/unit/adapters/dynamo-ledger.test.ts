@@ -376,7 +376,48 @@ describe('DynamoLedger.commitGroup', () => {
           'None',
         ),
       );
-    expect(await ledger().commitGroup(group())).toEqual({ result: 'lost-race', losers: [1, 2] });
+    // Commit 2's charge condition failed with no item returned: the charge is absent. Commit 1 lost
+    // on its claim only, so its charge is not known from the answer.
+    expect(await ledger().commitGroup(group())).toEqual({
+      result: 'lost-race',
+      losers: [1, 2],
+      current: new Map([[2, null]]),
+    });
+  });
+
+  it('asks for the charge as it is when its condition fails, and answers with it', async () => {
+    const stored = { version: 3, contentHash: 'h3', amount: '4.5', currency: 'EUR' };
+    dynamo.on(TransactWriteItemsCommand).rejects(
+      new TransactionCanceledException({
+        message: 'cancelled',
+        $metadata: {},
+        CancellationReasons: [
+          { Code: 'None' },
+          {
+            Code: 'ConditionalCheckFailed',
+            Item: {
+              version: { N: '3' },
+              contentHash: { S: 'h3' },
+              amount: { N: '4.50' },
+              currency: { S: 'EUR' },
+            },
+          },
+          { Code: 'None' },
+          { Code: 'None' },
+          { Code: 'None' },
+        ],
+      }),
+    );
+    expect(await ledger().commitGroup(group().slice(0, 2))).toEqual({
+      result: 'lost-race',
+      losers: [0],
+      current: new Map([[0, stored]]),
+    });
+    const charges = sentItems().filter((item) => item.Put?.TableName === 'ledger');
+    expect(charges.map((item) => item.Put?.ReturnValuesOnConditionCheckFailure)).toEqual([
+      'ALL_OLD',
+      'ALL_OLD',
+    ]);
   });
 
   it('only contention on the shared totals: contended, no losers', async () => {
