@@ -35,9 +35,10 @@ export const HANDLERS: Record<ImplementationName, string> = {
   baseline: 'bench/baseline/cost-ledger-baseline.ts',
 };
 
-const bundle = async (entry: string, shape: BundleShape, outfile: string) => {
+/** Builds `entry` (relative to the repository, or absolute) with the construct's esbuild settings in `shape`. */
+export const bundle = async (entry: string, shape: BundleShape, outfile: string) => {
   const result = await build({
-    entryPoints: [path.join(ROOT, entry)],
+    entryPoints: [path.resolve(ROOT, entry)],
     bundle: true,
     platform: 'node',
     format: shape.format,
@@ -63,7 +64,12 @@ const bundle = async (entry: string, shape: BundleShape, outfile: string) => {
 };
 
 /** One cold load in a fresh process: [wall ms, CPU ms]. */
-const coldLoad = (node: string, file: string, shape: BundleShape): [number, number] => {
+export const coldLoad = (
+  node: string,
+  file: string,
+  shape: BundleShape,
+  nodeOptions: string = CONSUMER_NODE_OPTIONS,
+): [number, number] => {
   // The loader is resolved before the clock starts, so both shapes time only the bundle.
   const load =
     shape.format === 'esm'
@@ -74,7 +80,7 @@ const coldLoad = (node: string, file: string, shape: BundleShape): [number, numb
     `const c=process.cpuUsage(),t=performance.now();${load};const u=process.cpuUsage(c);` +
     'process.stdout.write(JSON.stringify([performance.now()-t,(u.user+u.system)/1000]));';
   const out = execFileSync(node, ['--input-type=module', '-e', script], {
-    env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: CONSUMER_NODE_OPTIONS },
+    env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: nodeOptions },
     encoding: 'utf8',
   });
   return JSON.parse(out) as [number, number];
