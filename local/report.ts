@@ -430,7 +430,7 @@ export const verdictAgainstTruth = (
     ok: dlqProblems.length === 0,
     detail: line(
       dlqProblems,
-      `only poison messages and conflicts, once each, with their reasons${copies > 0 ? ` (plus ${copies} cop${copies === 1 ? 'y' : 'ies'} of a forwarded message after lost acks)` : ''}`,
+      `only the expected rejections (poison, conflicts, forged tenants, closed periods), once each, with their reasons${copies > 0 ? ` (plus ${copies} cop${copies === 1 ? 'y' : 'ies'} of a forwarded message after lost acks)` : ''}`,
     ),
   });
   const failed = checks.filter((check) => !check.ok);
