@@ -225,7 +225,10 @@ export const describeError = (error: unknown): { message: string; exitCode: numb
       exitCode: EXIT.operational,
     };
   }
-  if (name === 'ResourceNotFoundException' && e.$command?.match(/^(Query|Scan)Command$/)) {
+  if (
+    name === 'ResourceNotFoundException' &&
+    e.$command?.match(/^(Query|Scan|GetItem|BatchGetItem)Command$/)
+  ) {
     return {
       message: `Ledger table not found (${text}): check --stack / --table and the region`,
       exitCode: EXIT.operational,

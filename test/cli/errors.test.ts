@@ -89,6 +89,15 @@ describe('describeError', () => {
         }),
       ).message,
     ).toMatch(/Ledger table not found.*--table/);
+    // A statement reads with Query and BatchGetItem at once: whichever fails first names the flag.
+    for (const command of ['BatchGetItemCommand', 'GetItemCommand'])
+      expect(
+        describeError(
+          awsError('ResourceNotFoundException', 'Cannot do operations on a non-existent table', {
+            $command: command,
+          }),
+        ).message,
+      ).toMatch(/Ledger table not found.*--table/);
     expect(describeError(awsError('NotFound', 'Topic does not exist')).message).toMatch(/--topic/);
     expect(
       describeError(awsError('ValidationError', 'Stack with id x does not exist')).message,
