@@ -1,11 +1,8 @@
 import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { consumerEnvironment } from '../../contract/environment';
-import { COST_STREAM } from '../../contract/streams';
-import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
+import { costLedgerHandlerOn } from '../support/ledger-harness';
 import { cli } from './helpers';
 
 let dynamo: DynamoDBClient;
@@ -15,17 +12,7 @@ const ACCOUNT = '400000000001';
 beforeAll(async () => {
   dynamo = localDynamo();
   tables = await createLedgerTables(dynamo);
-  const handler = createCostLedgerHandler(
-    consumerEnvironment({
-      streamName: COST_STREAM,
-      queueKind: 'standard',
-      dlqUrl: 'http://unused.invalid/dlq',
-      dedupTableName: tables.dedupTable,
-      ledgerTableName: tables.ledgerTable,
-      logLevel: 'SILENT',
-    }),
-    { dynamo, sqs: new SQSClient({ region: 'us-east-1' }) },
-  );
+  const handler = costLedgerHandlerOn(dynamo, tables);
   const events = [
     costEvent({ accountId: ACCOUNT, eventId: 'a', amount: '0.1' }),
     costEvent({ accountId: ACCOUNT, eventId: 'b', amount: 0.2 }),

@@ -1,13 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
-import { consumerEnvironment } from '../../contract/environment';
-import { COST_STREAM } from '../../contract/streams';
-import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
+import { costLedgerHandlerOn } from '../support/ledger-harness';
 import { cli } from './helpers';
 
 const OPERATOR = 'arn:aws:sts::123456789012:assumed-role/FinOps/alice';
@@ -22,17 +19,7 @@ const stsMock = mockClient(sts);
 beforeAll(async () => {
   dynamo = localDynamo();
   tables = await createLedgerTables(dynamo);
-  const handler = createCostLedgerHandler(
-    consumerEnvironment({
-      streamName: COST_STREAM,
-      queueKind: 'standard',
-      dlqUrl: 'http://unused.invalid/dlq',
-      dedupTableName: tables.dedupTable,
-      ledgerTableName: tables.ledgerTable,
-      logLevel: 'SILENT',
-    }),
-    { dynamo, sqs: new SQSClient({ region: 'us-east-1' }) },
-  );
+  const handler = costLedgerHandlerOn(dynamo, tables);
   deliver = async (event) =>
     expect((await handler(sqsEvent([sqsRecord(event)]))).batchItemFailures).toEqual([]);
   for (const event of [

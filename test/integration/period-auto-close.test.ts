@@ -1,13 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { consumerEnvironment } from '../../contract/environment';
-import { COST_STREAM } from '../../contract/streams';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
 import { createAutoCloseHandler } from '../../lambda/handlers/period-auto-close';
-import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
+import { costLedgerHandlerOn } from '../support/ledger-harness';
 
 let dynamo: DynamoDBClient;
 let tables: LedgerTables;
@@ -32,17 +30,7 @@ beforeAll(async () => {
   dynamo = localDynamo();
   tables = await createLedgerTables(dynamo);
   periods = new DynamoPeriods({ client: dynamo, ledgerTable: tables.ledgerTable, now: () => NOW });
-  const handler = createCostLedgerHandler(
-    consumerEnvironment({
-      streamName: COST_STREAM,
-      queueKind: 'standard',
-      dlqUrl: 'http://unused.invalid/dlq',
-      dedupTableName: tables.dedupTable,
-      ledgerTableName: tables.ledgerTable,
-      logLevel: 'SILENT',
-    }),
-    { dynamo, sqs: new SQSClient({ region: 'us-east-1' }) },
-  );
+  const handler = costLedgerHandlerOn(dynamo, tables);
   const charge = (tenant: string, accountId: string, start: string, eventId: string) =>
     costEvent({ tenant, accountId, eventId, amount: '2.5', chargePeriodStart: start });
   for (const event of [

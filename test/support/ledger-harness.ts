@@ -1,10 +1,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import Big from 'big.js';
+import { consumerEnvironment } from '../../contract/environment';
+import { COST_STREAM } from '../../contract/streams';
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
 import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import type { BatchOutcome } from '../../lambda/core/batch';
 import { processCostBatch } from '../../lambda/core/cost-processor';
+import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import type {
   DeadLetterPort,
   LateChargePolicy,
@@ -15,6 +19,23 @@ import type { LedgerTables } from './aws-local';
 import { costEvent, type CostEventInput } from './cost-events';
 import { acmePartition } from './ledger-checks';
 import { sqsRecord } from './sqs-events';
+
+/**
+ * The real cost-ledger handler on DynamoDB Local tables, standard queue, for tests that only book
+ * valid charges: its DLQ is an unreachable URL, so a rejection would fail the record, not vanish.
+ */
+export const costLedgerHandlerOn = (dynamo: DynamoDBClient, tables: LedgerTables) =>
+  createCostLedgerHandler(
+    consumerEnvironment({
+      streamName: COST_STREAM,
+      queueKind: 'standard',
+      dlqUrl: 'http://unused.invalid/dlq',
+      dedupTableName: tables.dedupTable,
+      ledgerTableName: tables.ledgerTable,
+      logLevel: 'SILENT',
+    }),
+    { dynamo, sqs: new SQSClient({ region: 'us-east-1' }) },
+  );
 
 /** A DLQ that keeps what it is sent. */
 export class MemoryDeadLetters implements DeadLetterPort {
