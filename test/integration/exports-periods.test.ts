@@ -155,6 +155,27 @@ const redeliverLast = (planned: PlannedDelivery, deps: LateCorrectionDeps) =>
     corrections: deps,
   });
 
+/**
+ * Closes (tenant, A) while `other` runs. Rounds lean one way, then the other, then start both at
+ * random, so that every order gets exercised over the rounds.
+ */
+const closeRacing = async (round: number, tenant: string, other: () => Promise<unknown>) => {
+  const after = <T>(ms: number, run: () => Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      setTimeout(() => run().then(resolve, reject), ms);
+    });
+  const [closeAt, otherAt] = [
+    [0, 60],
+    [300, 0],
+    [Math.random() * 30, Math.random() * 30],
+  ][round % 3];
+  const [closed] = await Promise.all([
+    after(closeAt, () => close(tenant, A)),
+    after(otherAt, other),
+  ]);
+  return closed;
+};
+
 describe('export snapshots under closed periods (roll-forward)', () => {
   it('keeps the pinned snapshot in the closed period and books each later switch as a restated correction in the next open one', async () => {
     const tenant = freshTenant();
@@ -294,20 +315,7 @@ describe('export snapshots under closed periods (roll-forward)', () => {
       const second = await deliver(ledger.store, delivery(tenant, 'e2', [line('13.25', A, 0)]), {
         noSwitch: true,
       });
-      const after = <T>(ms: number, run: () => Promise<T>) =>
-        new Promise<T>((resolve, reject) => {
-          setTimeout(() => run().then(resolve, reject), ms);
-        });
-      // Rounds lean one way or the other, or start both at random: every order gets exercised.
-      const [closeAt, switchAt] = [
-        [0, 60],
-        [300, 0],
-        [Math.random() * 30, Math.random() * 30],
-      ][round % 3];
-      const [closed] = await Promise.all([
-        after(closeAt, () => close(tenant, A)),
-        after(switchAt, () => redeliverLast(second.planned, deps)),
-      ]);
+      const closed = await closeRacing(round, tenant, () => redeliverLast(second.planned, deps));
       const pin = Object.values(await pinOf(tenant, A));
       seen.add(pin.join());
       const october = await totalOf(tenant, A, OCT);
@@ -389,19 +397,7 @@ describe('a source with no snapshot of the account at close', () => {
       const first = await deliver(ledger.store, delivery(tenant, 'e1', [line('10', A, 0)]), {
         noSwitch: true,
       });
-      const after = <T>(ms: number, run: () => Promise<T>) =>
-        new Promise<T>((resolve, reject) => {
-          setTimeout(() => run().then(resolve, reject), ms);
-        });
-      const [closeAt, switchAt] = [
-        [0, 60],
-        [300, 0],
-        [Math.random() * 30, Math.random() * 30],
-      ][round % 3];
-      const [closed] = await Promise.all([
-        after(closeAt, () => close(tenant, A)),
-        after(switchAt, () => redeliverLast(first.planned, deps)),
-      ]);
+      const closed = await closeRacing(round, tenant, () => redeliverLast(first.planned, deps));
       const pin = Object.values(await pinOf(tenant, A));
       seen.add(pin.join() || 'none');
       const october = await totalOf(tenant, A, OCT);

@@ -7,6 +7,7 @@ import {
 import Big from 'big.js';
 import fc from 'fast-check';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
+import { PERIOD_AUDIT_PREFIX } from '../../lambda/adapters/table-layout';
 import { readAllTotals, readPartitionCharges } from '../../lambda/adapters/ledger-reader';
 import { PeriodError } from '../../lambda/core/errors';
 import type { PeriodKey } from '../../lambda/core/ports';
@@ -49,6 +50,19 @@ const stopsAfterFreezing = (client: DynamoDBClient): DynamoDBClient => {
         : Reflect.get(target, name, receiver),
   });
 };
+
+/** The audit records of an `acme` account-period, oldest first. */
+const auditRecords = (account: string, period: string) =>
+  dynamo.send(
+    new QueryCommand({
+      TableName: tables.ledgerTable,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+      ExpressionAttributeValues: {
+        ':pk': { S: acmePartition(account, period) },
+        ':audit': { S: PERIOD_AUDIT_PREFIX },
+      },
+    }),
+  );
 
 const outcomes = (batch: { results: { outcome: string }[] }) =>
   batch.results.map((result) => result.outcome);
@@ -111,16 +125,7 @@ describe('closing and reopening a billing period', () => {
     const again = await periods.close(key(account, OCT), 'ops', 'second close');
     expect(again.closeCount).toBe(2);
 
-    const audit = await dynamo.send(
-      new QueryCommand({
-        TableName: tables.ledgerTable,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
-        ExpressionAttributeValues: {
-          ':pk': { S: acmePartition(account, OCT) },
-          ':audit': { S: 'PERIOD#AUDIT#' },
-        },
-      }),
-    );
+    const audit = await auditRecords(account, OCT);
     expect(audit.Items?.map((item) => [item.action?.S, item.reason?.S])).toEqual([
       ['close', 'first close'],
       ['reopen', 'AWS restated the invoice'],
@@ -588,16 +593,7 @@ describe('a close racing concurrent commits', () => {
       closeReason: 'invoiced',
       totalsAtClose: [{ currency: 'USD', total: '9.99', charges: 1 }],
     });
-    const audit = await dynamo.send(
-      new QueryCommand({
-        TableName: tables.ledgerTable,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
-        ExpressionAttributeValues: {
-          ':pk': { S: acmePartition(account, OCT) },
-          ':audit': { S: 'PERIOD#AUDIT#' },
-        },
-      }),
-    );
+    const audit = await auditRecords(account, OCT);
     expect(
       audit.Items?.map((item) => [item.action?.S, item.totalsAtClose?.M?.USD?.M?.total]),
     ).toEqual([['close', { S: '9.99' }]]);
