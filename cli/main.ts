@@ -274,23 +274,27 @@ export const buildProgram = (
       .requiredOption('--period <yyyy-mm>', 'billing period')
       .option('--table <name>', 'ledger table name (instead of discovery)')
       .option('--json', 'the period as JSON on stdout');
-  for (const action of ['close', 'reopen'] as const)
-    withCommon(
-      periodKeyOptions(
-        period
-          .command(action)
-          .description(
-            action === 'close'
-              ? 'Close a billing period: its total is final; later charges follow the late-charge policy'
-              : 'Reopen a closed billing period (audited; later charges land in it again)',
-          ),
-      ).option(
-        '--reason <text>',
-        action === 'close'
-          ? 'why (kept in the audit record)'
-          : 'why (required; kept in the audit record)',
-      ),
-    ).action((options: Record<string, unknown>) =>
+  for (const action of ['close', 'reopen'] as const) {
+    const command = periodKeyOptions(
+      period
+        .command(action)
+        .description(
+          action === 'close'
+            ? 'Close a billing period that has ended: its total is final; later charges follow the late-charge policy'
+            : 'Reopen a closed billing period (audited; later charges land in it again)',
+        ),
+    ).option(
+      '--reason <text>',
+      action === 'close'
+        ? 'why (kept in the audit record)'
+        : 'why (required; kept in the audit record)',
+    );
+    if (action === 'close')
+      command.option(
+        '--force',
+        'close an account-period that holds no data yet (data arriving later then follows the late-charge policy)',
+      );
+    withCommon(command).action((options: Record<string, unknown>) =>
       withSession(options, (session) =>
         periodActionCommand(
           action,
@@ -300,11 +304,13 @@ export const buildProgram = (
             period: options.period as string,
             reason: options.reason as string | undefined,
             json: options.json === true,
+            force: options.force === true,
           },
           session,
         ),
       ),
     );
+  }
   withCommon(
     period
       .command('status')

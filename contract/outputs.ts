@@ -6,6 +6,8 @@ export const STATEFUL_OUTPUTS = {
   ledgerTableName: 'LedgerTableName',
   dataKeyArn: 'DataKeyArn',
   messagingKeyArn: 'MessagingKeyArn',
+  /** The role `billing-dedup period close | reopen` and `charge void` run under. */
+  periodCloserRoleArn: 'PeriodCloserRoleArn',
 } as const;
 
 /** Stack-wide output ids of the stateless stack; each stream adds its own (`streamOutputs`). */

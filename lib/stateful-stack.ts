@@ -10,6 +10,7 @@ import { DEDUP_TABLE, LEDGER_TABLE } from '../contract/tables';
 import { AWS_SCOPE } from './aws-scope';
 import { BillingDedupConfig } from './config';
 import { createExportBucket } from './constructs/export-bucket';
+import { PeriodCloserRole } from './constructs/period-closer-role';
 import { toPrincipal } from './constructs/secure-topic';
 import { resourceName } from './naming';
 
@@ -95,6 +96,8 @@ export class StatefulStack extends Stack {
       partitionKey: { name: LEDGER_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: LEDGER_TABLE.sortKey, type: dynamodb.AttributeType.STRING },
     });
+
+    new PeriodCloserRole(this, 'PeriodCloser', { stage, ledgerTable: this.ledgerTable });
 
     new CfnOutput(this, STATEFUL_OUTPUTS.dedupTableName, {
       value: this.dedupTable.tableName,

@@ -15,6 +15,8 @@ import type { Session } from '../session';
 export interface PeriodActionFlags extends PeriodFlags {
   reason?: string;
   json?: boolean;
+  /** `close` only: close an account-period with no data. */
+  force?: boolean;
 }
 
 export interface PeriodStatusFlags {
@@ -66,9 +68,11 @@ export const periodActionCommand = async (
       : flags.reason?.trim() || DEFAULT_CLOSE_REASON;
   const table = await session.resources.ledgerTable();
   const by = await callerPrincipal(session);
-  const periods = periodPort(session.clients.dynamo, table);
+  const periods = periodPort(session.clients.dynamo, table, session.now);
   const status = await withPeriodErrors(() =>
-    action === 'close' ? periods.close(key, by, reason) : periods.reopen(key, by, reason),
+    action === 'close'
+      ? periods.close(key, by, reason, { force: flags.force === true })
+      : periods.reopen(key, by, reason),
   );
   const out = session.io.stdout;
   if (flags.json) out.write(json({ table, ...status }));

@@ -40,8 +40,12 @@ export const requireReason = (reason: string | undefined, command: string): stri
   return text;
 };
 
-export const periodPort = (dynamo: DynamoDBClient, ledgerTable: string): PeriodPort =>
-  new DynamoPeriods({ client: dynamo, ledgerTable });
+/** The period port of the ledger table; `now` decides whether a month has ended (the session's clock). */
+export const periodPort = (
+  dynamo: DynamoDBClient,
+  ledgerTable: string,
+  now?: () => number,
+): PeriodPort => new DynamoPeriods({ client: dynamo, ledgerTable, ...(now ? { now } : {}) });
 
 /**
  * Who is acting: the caller's IAM principal (STS GetCallerIdentity). Against the local run (its outputs
@@ -55,11 +59,17 @@ export const callerPrincipal = async (session: Session): Promise<string> => {
   return identity.Arn;
 };
 
+/** What an operator can do about a refused close, after the reason. */
+const NEXT_STEP: Partial<Record<PeriodError['code'], string>> = {
+  'no-data':
+    ': nothing to close. If the month must be final before any data arrives (later data then follows the late-charge policy), close it with --force',
+};
+
 /** A period error as the operator reads it; every one exits 1 except a missing reason (usage, 2). */
 export const asCliError = (error: unknown): unknown => {
   if (!(error instanceof PeriodError)) return error;
   return new CliError(
-    error.message,
+    `${error.message}${NEXT_STEP[error.code] ?? ''}`,
     error.code === 'reason-required' || error.code === 'invalid-period'
       ? EXIT.usage
       : EXIT.operational,

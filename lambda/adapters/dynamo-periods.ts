@@ -10,6 +10,7 @@ import {
 import { DEFAULT_TOTAL_SHARDS } from '../../contract/environment';
 import { subtractDecimals } from '../core/decimal';
 import { PeriodError } from '../core/errors';
+import { closeRefusal } from '../core/period-close-rule';
 import { statementRows, type StatementRow } from '../core/ledger-total';
 import {
   bookingTarget,
@@ -19,6 +20,7 @@ import {
   periodOfInstant,
 } from '../core/periods';
 import type {
+  CloseOptions,
   CurrencyTotal,
   PeriodKey,
   PeriodPort,
@@ -47,6 +49,7 @@ import {
   ledgerKey,
   ledgerKeyOf,
   ledgerPartitionKeyOf,
+  partitionItemKindOf,
   periodAuditSortKey,
   shardOf,
   totalShardSortKey,
@@ -198,12 +201,17 @@ export class DynamoPeriods implements PeriodPort {
    * Phase 2 reads the now frozen shards and records the totals at close. A closed period without them
    * (the closer stopped between phases) is completed by the next close or status.
    */
-  async close(key: PeriodKey, by: string, reason: string): Promise<PeriodStatus> {
+  async close(
+    key: PeriodKey,
+    by: string,
+    reason: string,
+    options: CloseOptions = {},
+  ): Promise<PeriodStatus> {
     checkKey(key);
     const why = reason.trim();
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       if (attempt > 1) await this.pause(attempt - 1);
-      const { period, snapshots } = await readStatementItems(
+      const { period, snapshots, totals } = await readStatementItems(
         this.options.client,
         this.options.ledgerTable,
         this.pk(key),
@@ -212,6 +220,16 @@ export class DynamoPeriods implements PeriodPort {
         if (period.totalsAtClose === undefined) return this.completeClose(key);
         throw new PeriodError('already-closed', `${describe(key)} is already closed`);
       }
+      const refusal = closeRefusal({
+        period: key.period,
+        now: this.now(),
+        kinds: [...totals, ...snapshots].flatMap(
+          (item) => partitionItemKindOf(ledgerKeyOf(item).sk) ?? [],
+        ),
+        closedBefore: Number(period?.closeCount?.N ?? '0') > 0,
+        force: options.force === true,
+      });
+      if (refusal) throw new PeriodError(refusal.code, `${describe(key)} ${refusal.reason}`);
       if (await this.freeze(key, period, snapshots, by, why)) return this.completeClose(key);
     }
     throw new PeriodError('busy', `${describe(key)} is busy; try closing it again`);

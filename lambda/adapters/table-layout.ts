@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { MAX_TOTAL_SHARDS } from '../../contract/environment';
 import { DEDUP_TABLE, LEDGER_TABLE } from '../../contract/tables';
 import type { CostEvent } from '../core/events';
+import type { PartitionItemKind } from '../core/period-close-rule';
 import { fail } from '../core/errors';
 import { billingPeriodOf, effectDigest, type CostIdentity } from '../core/keys';
 import type { ChargeRef, LedgerLayout } from '../core/ports';
@@ -64,6 +65,19 @@ export const TOTAL_PREFIX = 'TOTAL#';
 /** The ledger partition of a tenant, account and `yyyy-mm` period (statements read it). */
 export const ledgerPartitionKeyOf = (tenant: string, accountId: string, period: string): string =>
   `TENANT#${tenant}#ACCOUNT#${accountId}#PERIOD#${period}`;
+
+const LEDGER_PARTITION = /^TENANT#([^#]+)#ACCOUNT#(.+)#PERIOD#(\d{4}-\d{2})$/;
+
+/**
+ * The tenant, account and period of a ledger partition key; undefined for any other partition. A
+ * tenant is a slug (no `#`) and the period is last, so an account id may hold any character.
+ */
+export const ledgerPartitionOf = (
+  pk: string,
+): { tenant: string; accountId: string; period: string } | undefined => {
+  const match = LEDGER_PARTITION.exec(pk);
+  return match ? { tenant: match[1], accountId: match[2], period: match[3] } : undefined;
+};
 
 /** The ledger partition of a charge: its tenant, account and billing period. */
 export const ledgerPartitionKey = (event: CostEvent): string =>
@@ -144,6 +158,14 @@ export const diffSortKey = (switchedAt: string, executionId: string): string =>
 /** An export source's totals of one account, in the account's ledger partition. */
 export const snapshotSortKey = (source: string, executionId: string): string =>
   `${SNAPSHOT_PREFIX}${source}#${executionId}`;
+
+/** The kind of an account-period partition's item, by its sort key (undefined: a kind no rule needs). */
+export const partitionItemKindOf = (sk: string): PartitionItemKind | undefined => {
+  if (sk.startsWith(TOTAL_PREFIX)) return 'stream-total';
+  if (sk.startsWith(SNAPSHOT_PREFIX)) return 'export-snapshot';
+  if (sk === PERIOD_SK) return 'period-state';
+  return undefined;
+};
 
 // Dedup table: every key starts with the stream name, so two streams never share a key. Within a
 // stream the three kinds cannot meet either: a cost claim ends in 64 hex digits, an alert claim in 24

@@ -3,16 +3,40 @@
  * of the next month (UTC, as AWS bills); it is due `afterDays` whole days later. A period that was ever
  * closed is left alone: closed ones are done, and a reopened one belongs to the operator who reopened it.
  */
+import { holdsBillingData, type PartitionItemKind } from './period-close-rule';
+import { periodEnd } from './periods';
 import type { PeriodKey, PeriodState } from './ports';
 
 const DAY_MS = 86_400_000;
-const PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 export interface AutoCloseCandidate extends PeriodKey {
   state: PeriodState;
   /** How many times the period was closed so far (0: never). */
   closeCount: number;
 }
+
+/** What the candidate scan saw of one account-period: the kinds of item it holds, its PERIOD state. */
+export interface ScannedPartition extends AutoCloseCandidate {
+  kinds: ReadonlySet<PartitionItemKind>;
+}
+
+/**
+ * The account-periods up to `latestPeriod` (inclusive) with data of any kind — stream totals, export
+ * snapshots or both: the same data rule a close applies (`closeRefusal`).
+ */
+export const autoCloseCandidates = (
+  partitions: Iterable<ScannedPartition>,
+  latestPeriod: string,
+): AutoCloseCandidate[] =>
+  [...partitions]
+    .filter((partition) => partition.period <= latestPeriod && holdsBillingData(partition.kinds))
+    .map(({ tenant, accountId, period, state, closeCount }) => ({
+      tenant,
+      accountId,
+      period,
+      state,
+      closeCount,
+    }));
 
 export interface AutoClosePlan {
   /** Never closed and due: close these, oldest period first. */
@@ -21,12 +45,7 @@ export interface AutoClosePlan {
   reopened: PeriodKey[];
 }
 
-/** Epoch ms of the first instant after the period (UTC). */
-export const periodEnd = (period: string): number => {
-  const match = PERIOD.exec(period);
-  if (!match) throw new RangeError(`not a yyyy-mm period: ${JSON.stringify(period)}`);
-  return Date.UTC(Number(match[1]), Number(match[2]), 1);
-};
+export { periodEnd };
 
 /** Epoch ms from which the period may be auto-closed. */
 export const closableFrom = (period: string, afterDays: number): number =>

@@ -71,7 +71,11 @@ export type PeriodErrorCode =
   | 'busy'
   | 'charge-not-found'
   | 'period-closed'
-  | 'no-open-period';
+  | 'no-open-period'
+  /** A close of a month that has not ended (`core/period-close-rule.ts`). */
+  | 'not-ended'
+  /** A close of an account-period with no data, without `force`. */
+  | 'no-data';
 
 /** An operator's period action that cannot be done as asked (close, reopen, void); its message says why. */
 export class PeriodError extends Error {

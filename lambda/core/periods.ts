@@ -20,6 +20,13 @@ export const nextPeriod = (period: string): string => {
     : `${match[1]}-${String(month + 1).padStart(2, '0')}`;
 };
 
+/** Epoch ms of the first instant after the period (UTC, as AWS bills): the period has ended from then on. */
+export const periodEnd = (period: string): number => {
+  const match = PERIOD.exec(period);
+  if (!match) throw new RangeError(`not a yyyy-mm period: ${JSON.stringify(period)}`);
+  return Date.UTC(Number(match[1]), Number(match[2]), 1);
+};
+
 /** The `yyyy-mm` period of an instant. */
 export const periodOfInstant = (epochMs: number): string =>
   new Date(epochMs).toISOString().slice(0, 7);

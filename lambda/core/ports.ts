@@ -155,6 +155,11 @@ export interface VoidRequest extends PeriodKey {
   policy: LateChargePolicy;
 }
 
+export interface CloseOptions {
+  /** Close an account-period that holds no data (it is closed ahead of data that must be late). */
+  force?: boolean;
+}
+
 /** Reads only the state of a period (the cost consumer's view: open or closed, nothing else). */
 export interface PeriodStatePort {
   stateOf(key: PeriodKey): Promise<PeriodState>;
@@ -162,8 +167,11 @@ export interface PeriodStatePort {
 
 /** Closing, reopening, inspecting billing periods and voiding charges; errors are `PeriodError`s. */
 export interface PeriodPort extends PeriodStatePort {
-  /** Closing a closed period fails with `already-closed`. */
-  close(key: PeriodKey, by: string, reason: string): Promise<PeriodStatus>;
+  /**
+   * Closing a closed period fails with `already-closed`; one the close rule refuses
+   * (`core/period-close-rule.ts`) with `not-ended` or `no-data` (`force` lifts only the latter).
+   */
+  close(key: PeriodKey, by: string, reason: string, options?: CloseOptions): Promise<PeriodStatus>;
   /** The reason is required (`reason-required`); reopening an open period fails with `not-closed`. */
   reopen(key: PeriodKey, by: string, reason: string): Promise<PeriodStatus>;
   status(key: PeriodKey): Promise<PeriodStatus>;

@@ -33,8 +33,8 @@ export interface AutoCloseDeps {
 }
 
 /**
- * The scheduled auto-close: every account-period with totals that ended `AUTO_CLOSE_AFTER_DAYS` days ago
- * or more and was never closed is closed, through the same period adapter as `billing-dedup period
+ * The scheduled auto-close: every account-period with data of any kind (stream totals, export
+ * snapshots) that ended `AUTO_CLOSE_AFTER_DAYS` days ago or more and was never closed is closed, through the same period adapter as `billing-dedup period
  * close`, recorded as closed by `auto-close:<function name>`. Idempotent: a re-run (or EventBridge's
  * retry) finds them closed. Fails the invocation when a close failed, so the error alarm and retry see it.
  */

@@ -61,7 +61,9 @@ afterAll(() => {
   sts.destroy();
 });
 
-const deps = () => ({ clients: { dynamo, sts } });
+/** The CLI's clock: after every month the tests close (a month that has not ended is refused). */
+const NOW = Date.parse('2026-12-15T09:00:00Z');
+const deps = () => ({ clients: { dynamo, sts }, now: () => NOW });
 const key = (period: string) => [
   '--table',
   tables.ledgerTable,
@@ -305,5 +307,40 @@ describe('period close | status | reopen, charge void', () => {
     );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No charge "no-such-charge"');
+  });
+
+  it('refuses a month that has not ended (exit 1, even with --force), naming when it ends', async () => {
+    for (const period of ['2026-12', '2099-01']) {
+      const early = await cli(['period', 'close', ...key(period), '--force'], deps());
+      const end = period === '2026-12' ? '2027-01-01' : '2099-02-01';
+      expect(early).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `billing-dedup: period ${period} of tenant acme, account ${ACCOUNT} has not ended: it ends at ${end}T00:00:00.000Z (UTC) and can be closed from then on\n`,
+      });
+    }
+    expect(stsMock.commandCalls(GetCallerIdentityCommand)).toHaveLength(2);
+    const status = await json(['period', 'status', ...key('2026-12')]);
+    expect(status.periods).toMatchObject([{ state: 'open', closeCount: 0 }]);
+  });
+
+  it('refuses an account that never had data (exit 1) and says how to close it anyway; --force closes it', async () => {
+    const empty = key('2026-10').map((arg) => (arg === ACCOUNT ? '599999999999' : arg));
+    const refused = await cli(['period', 'close', ...empty], deps());
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr:
+        'billing-dedup: period 2026-10 of tenant acme, account 599999999999 holds no data (no stream total, no export snapshot of any source): nothing to close. If the month must be final before any data arrives (later data then follows the late-charge policy), close it with --force\n',
+    });
+    expect((await json(['period', 'status', ...empty])).periods).toMatchObject([
+      { state: 'open', closeCount: 0 },
+    ]);
+
+    const forced = await cli(
+      ['period', 'close', ...empty, '--force', '--reason', 'account closed in September'],
+      deps(),
+    );
+    expect(forced).toMatchObject({ code: 0, stderr: '' });
+    expect(forced.stdout).toContain('total at close: nothing booked');
   });
 });

@@ -1,9 +1,11 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { consumerEnvironment } from '../../contract/environment';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
+import { PERIOD_SK, ledgerKey, ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { createAutoCloseHandler } from '../../lambda/handlers/period-auto-close';
 import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
+import { csvOf, deliver, exportStore, hourLine } from '../support/export-pipeline';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
 import { costLedgerHandlerOn } from '../support/ledger-harness';
 
@@ -13,11 +15,11 @@ let periods: DynamoPeriods;
 const NOW = Date.parse('2026-12-03T03:15:00Z');
 const plenty = { getRemainingTimeInMillis: () => 600_000 };
 
-const autoClose = (afterDays: number) =>
+const autoClose = (afterDays: number, ledgerTable = tables.ledgerTable) =>
   createAutoCloseHandler(
     {
       ...consumerEnvironment({
-        ledgerTableName: tables.ledgerTable,
+        ledgerTableName: ledgerTable,
         autoCloseAfterDays: afterDays,
         logLevel: 'SILENT',
       }),
@@ -103,5 +105,60 @@ describe('period auto-close (scheduled function) on DynamoDB Local', () => {
     expect(await periods.stateOf({ tenant: 'acme', accountId: 'A', period: '2026-11' })).toBe(
       'closed',
     );
+  });
+});
+
+describe('auto-close of account-periods with export data only', () => {
+  const tenant = 'initech';
+  const [E, F] = ['600000000001', '600000000002'];
+  let sequencer = 0;
+  const exportOf = (executionId: string, lines: string[]) => ({
+    tenant,
+    prefix: tenant,
+    executionId,
+    period: '2026-10',
+    eventTime: '2026-11-02T06:00:00.000Z',
+    sequencer: (sequencer += 1).toString(16).toUpperCase().padStart(18, '0'),
+    files: { 'part-0.csv': csvOf(lines) },
+  });
+  const line = (amount: string, account: string, hour: number) =>
+    hourLine(amount, account, 'EC2', hour, { period: '2026-10' });
+
+  it('closes them like any other, pinning the execution current at close and its totals', async () => {
+    const own = await createLedgerTables(dynamo);
+    const store = exportStore(dynamo, own.ledgerTable);
+    // Two executions of the month; the second restates E and is current. No stream charge at all.
+    await deliver(store, exportOf('e1', [line('10', E, 0), line('3', F, 0)]));
+    const second = await deliver(
+      store,
+      exportOf('e2', [line('12.5', E, 0), line('0.25', E, 1), line('3', F, 0)]),
+    );
+    const source = second.planned.ref.source;
+
+    const summary = await autoClose(3, own.ledgerTable)({}, plenty);
+
+    expect(summary).toMatchObject({ candidates: 2, closed: 2, failed: [] });
+    const ownPeriods = new DynamoPeriods({
+      client: dynamo,
+      ledgerTable: own.ledgerTable,
+      now: () => NOW,
+    });
+    const e = await ownPeriods.status({ tenant, accountId: E, period: '2026-10' });
+    expect(e).toMatchObject({
+      state: 'closed',
+      closedBy: 'auto-close:billing-dedup-test-period-auto-close',
+      totalsAtClose: [{ currency: 'USD', total: '12.75', charges: 2 }],
+    });
+    const { Item } = await dynamo.send(
+      new GetItemCommand({
+        TableName: own.ledgerTable,
+        Key: ledgerKey(ledgerPartitionKeyOf(tenant, E, '2026-10'), PERIOD_SK),
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item?.pinned).toEqual({ M: { [source]: { S: 'e2' } } });
+    expect(
+      (await ownPeriods.status({ tenant, accountId: F, period: '2026-10' })).totalsAtClose,
+    ).toEqual([{ currency: 'USD', total: '3', charges: 1 }]);
   });
 });

@@ -108,10 +108,13 @@ describe('closing and reopening a billing period', () => {
 
   it('reopen needs a reason, keeps an audit record of every transition and never overwrites one', async () => {
     const account = newAccount();
-    const { periods } = ledgerHarness(dynamo, tables);
+    const { deliver, periods } = ledgerHarness(dynamo, tables);
     await expect(periods.reopen(key(account, OCT), 'ops', 'why')).rejects.toMatchObject({
       code: 'not-closed',
     });
+    await deliver([
+      { accountId: account, eventId: 'a', amount: '1', chargePeriodStart: inPeriod(OCT) },
+    ]);
     await periods.close(key(account, OCT), 'ops', 'first close');
     await expect(periods.reopen(key(account, OCT), 'ops', '  ')).rejects.toBeInstanceOf(
       PeriodError,
@@ -142,6 +145,68 @@ describe('closing and reopening a billing period', () => {
     });
     await expect(periods.status(key('1', '2026-13'))).rejects.toMatchObject({
       code: 'invalid-period',
+    });
+  });
+});
+
+/** Every item of an `acme` account-period's partition, sort keys only. */
+const sortKeysOf = async (account: string, period: string) =>
+  (
+    await dynamo.send(
+      new QueryCommand({
+        TableName: tables.ledgerTable,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: acmePartition(account, period) } },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items?.map((item) => item.sk?.S) ?? [];
+
+describe('the close rule: only an ended month with data (or forced)', () => {
+  it('refuses a month that has not ended, even forced, and writes nothing', async () => {
+    const account = newAccount();
+    const { deliver, periods } = ledgerHarness(dynamo, tables);
+    // The harness's clock is 2027-01-15: January has not ended, 2099 is far off.
+    await deliver([
+      { accountId: account, eventId: 'jan', amount: '1', chargePeriodStart: inPeriod('2027-01') },
+    ]);
+    const before = await sortKeysOf(account, '2027-01');
+    await expect(periods.close(key(account, '2027-01'), 'ops', 'early')).rejects.toMatchObject({
+      code: 'not-ended',
+      message: `period 2027-01 of tenant acme, account ${account} has not ended: it ends at 2027-02-01T00:00:00.000Z (UTC) and can be closed from then on`,
+    });
+    await expect(
+      periods.close(key(account, '2099-01'), 'ops', 'far ahead', { force: true }),
+    ).rejects.toMatchObject({ code: 'not-ended' });
+    expect(await sortKeysOf(account, '2027-01')).toEqual(before);
+    expect(await sortKeysOf(account, '2099-01')).toEqual([]);
+  });
+
+  it('refuses an account-period with no data and writes nothing; forced, it closes with nothing booked', async () => {
+    const account = newAccount();
+    const { deliver, periods } = ledgerHarness(dynamo, tables);
+    await expect(periods.close(key(account, OCT), 'ops', 'invoiced')).rejects.toMatchObject({
+      code: 'no-data',
+      message: `period ${OCT} of tenant acme, account ${account} holds no data (no stream total, no export snapshot of any source)`,
+    });
+    expect(await sortKeysOf(account, OCT)).toEqual([]);
+
+    const forced = await periods.close(key(account, OCT), 'ops', 'zero invoice', { force: true });
+    expect(forced).toMatchObject({ state: 'closed', closeCount: 1, totalsAtClose: [] });
+    // Data arriving later is late: rolled into November as a correction of October.
+    await deliver([
+      { accountId: account, eventId: 'late', amount: '2', chargePeriodStart: inPeriod(OCT) },
+    ]);
+    expect(await statementOf(dynamo, tables, account, OCT)).toMatchObject({ total: '0' });
+    expect(await statementOf(dynamo, tables, account, NOV)).toMatchObject({
+      total: '2',
+      corrections: [{ of: OCT, total: '2', charges: 1 }],
+    });
+    // Closed once, it may be closed again after a reopen without forcing.
+    await periods.reopen(key(account, OCT), 'ops', 'reissued');
+    expect(await periods.close(key(account, OCT), 'ops', 'again')).toMatchObject({
+      closeCount: 2,
+      totalsAtClose: [],
     });
   });
 });
@@ -208,8 +273,9 @@ describe('late charges under roll-forward', () => {
   it('skips every closed period to the earliest open one after it', async () => {
     const account = newAccount();
     const { deliver, periods } = ledgerHarness(dynamo, tables);
-    await periods.close(key(account, OCT), 'ops', 'invoiced');
-    await periods.close(key(account, NOV), 'ops', 'invoiced');
+    // Closed ahead of any data: what arrives later is late.
+    await periods.close(key(account, OCT), 'ops', 'invoiced', { force: true });
+    await periods.close(key(account, NOV), 'ops', 'invoiced', { force: true });
 
     const batch = await deliver([
       { accountId: account, eventId: 'x', amount: '3', chargePeriodStart: inPeriod(OCT) },
@@ -417,7 +483,6 @@ describe('a close racing concurrent commits', () => {
       const closeMayStart = new Promise<void>((resolve) => (startClose = resolve));
       const writers = [0, 1, 2, 3].map(async (writer) => {
         for (let index = writer; index < amounts.length; index += 4) {
-          if (++landed === startAfter) startClose();
           await deliver([
             {
               accountId: account,
@@ -426,6 +491,7 @@ describe('a close racing concurrent commits', () => {
               chargePeriodStart: inPeriod(OCT),
             },
           ]);
+          if (++landed === startAfter) startClose();
         }
       });
       const close = (async () => {
@@ -666,7 +732,9 @@ describe('property: any interleaving of charges, duplicates, restatements, close
             const period = PERIODS[step.period];
             const state = await periods.stateOf(key(account, period));
             if (step.kind === 'close' && state === 'open') {
-              const closed = await periods.close(key(account, period), 'ops', 'property');
+              const closed = await periods.close(key(account, period), 'ops', 'property', {
+                force: true,
+              });
               const usd = closed.totalsAtClose.find((row) => row.currency === 'USD');
               closedAt.set(period, { total: usd?.total ?? '0', charges: usd?.charges ?? 0 });
             } else if (step.kind === 'reopen' && state === 'closed') {

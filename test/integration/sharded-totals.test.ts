@@ -145,7 +145,9 @@ describe('sharded totals on DynamoDB Local', () => {
 
   it('a grouped commit touching a closed period lands nothing and names the commits booked there', async () => {
     const { ledger, periods } = ledgerHarness(dynamo, tables);
-    await periods.close({ tenant: 'acme', accountId: '400000000004', period: NOV }, 'ops', 'test');
+    await periods.close({ tenant: 'acme', accountId: '400000000004', period: NOV }, 'ops', 'test', {
+      force: true,
+    });
     const group = [
       newChargeCommit({ accountId: '400000000005', eventId: 'open-1', amount: '1' }),
       newChargeCommit({ accountId: '400000000004', eventId: 'closed-1', amount: '2' }),

@@ -47,6 +47,9 @@ export class MemoryDeadLetters implements DeadLetterPort {
   }
 }
 
+/** The harness's clock: after every month the tests book in (2026-10 … 2026-12), so each may be closed. */
+export const HARNESS_NOW = Date.parse('2027-01-15T00:00:00Z');
+
 export interface LedgerHarnessOptions {
   totalShards?: number;
   lateChargePolicy?: LateChargePolicy;
@@ -71,6 +74,7 @@ export const ledgerHarness = (
     client: dynamo,
     ledgerTable: tables.ledgerTable,
     totalShards: options.totalShards ?? 8,
+    now: () => HARNESS_NOW,
     pause: () => new Promise((resolve) => setTimeout(resolve, Math.random() * 5)),
   });
   const deadLetters = new MemoryDeadLetters();

@@ -12,7 +12,11 @@ import {
   ledgerKey,
   ledgerKeyOf,
   ledgerLayout,
+  ledgerPartitionKeyOf,
+  ledgerPartitionOf,
+  partitionItemKindOf,
   snapshotSortKey,
+  totalShardSortKey,
 } from '../../../lambda/adapters/table-layout';
 import { ValidationError } from '../../../lambda/core/errors';
 import { decodeRecord } from '../../../lambda/core/envelope';
@@ -91,5 +95,24 @@ describe('ledger layout', () => {
       sk: 's',
     });
     expect(ledgerKeyOf({})).toEqual({ pk: '', sk: '' });
+  });
+
+  it('reads the account-period back from a ledger partition key, whatever the account holds', () => {
+    for (const accountId of ['500000000001', 'a#PERIOD#2026-01', 'x#ACCOUNT#y'])
+      expect(ledgerPartitionOf(ledgerPartitionKeyOf('acme', accountId, '2026-10'))).toEqual({
+        tenant: 'acme',
+        accountId,
+        period: '2026-10',
+      });
+    expect(ledgerPartitionOf(exportPartitionKey('acme', 'aws', '2026-10'))).toBeUndefined();
+  });
+
+  it('names the kinds of an account-period item the close rule needs by sort key', () => {
+    expect(partitionItemKindOf(totalShardSortKey(7))).toBe('stream-total');
+    expect(partitionItemKindOf('TOTAL#USD')).toBe('stream-total');
+    expect(partitionItemKindOf(snapshotSortKey('aws', 'e1'))).toBe('export-snapshot');
+    expect(partitionItemKindOf('PERIOD')).toBe('period-state');
+    expect(partitionItemKindOf('PERIOD#AUDIT#2026-11-01T00:00:00.000Z#1#close')).toBeUndefined();
+    expect(partitionItemKindOf('CHARGE#ab')).toBeUndefined();
   });
 });
