@@ -635,7 +635,20 @@ describe('export configuration errors name the key and the fix', () => {
     ],
     [
       { exportSources: [{ tenant: 'Acme', prefix: 'acme/' }] },
-      'exportSources[0].tenant must be a lowercase slug',
+      'exportSources[0].tenant "Acme" must be a tenant slug as the ledger keeps it',
+    ],
+    [
+      {
+        exportSources: [
+          { tenant: 'globex', prefix: 'globex/' },
+          { tenant: 'acme.corp', prefix: 'acme/' },
+        ],
+      },
+      'exportSources[1].tenant "acme.corp" must be a tenant slug as the ledger keeps it: lower-case a-z, 0-9 and "-"',
+    ],
+    [
+      { exportSources: [{ tenant: 'acme', prefix: 'acme/', source: 'my_cloud' }] },
+      'exportSources[0].source "my_cloud" must be a source slug as the ledger keeps it: lower-case a-z, 0-9 and "-"',
     ],
     [
       { exportSources: [{ tenant: 'acme', prefix: 'acme' }] },
