@@ -291,6 +291,23 @@ describe('export put', () => {
     expect(await keysUnder('exports/delta/')).toEqual([]);
   });
 
+  it("reads the first row's BillingPeriodStart as its UTC month, as the pipeline books it", async () => {
+    const localMidnight = hourLine('1', ACCOUNT, 'EC2', 0).replace(
+      '2026-11-01T00:00:00Z',
+      '2026-12-01T00:00:00+02:00',
+    );
+    const csv = writeTemp('offset.csv', csvOf([localMidnight]));
+    const december = await cli(
+      ['export', 'put', csv, '--tenant', 'delta', '--period', '2026-12', ...bucketFlag()],
+      deps(),
+    );
+    expect(december.code).toBe(2);
+    expect(december.stderr).toContain(
+      `${csv}: its first row is of billing period 2026-11, not 2026-12`,
+    );
+    expect(await keysUnder('exports/delta/')).toEqual([]);
+  });
+
   it.each([
     [['--tenant', 'Not a tenant!'], /--tenant: .*the consumer books no tenant under that name/],
     [['--period', '2026-13'], /--period must be yyyy-mm \(got "2026-13"\)/],
