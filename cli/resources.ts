@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { parseExportSourcesJson, type ExportSourceConfig } from '../contract/export-sources';
 import { STACK_OUTPUTS, streamOutputs, TENANT_TOPICS_OUTPUT } from '../contract/outputs';
 import { STREAM_NAMES, type StreamName, isStreamName } from '../contract/streams';
 import { CliError, UsageError } from './errors';
@@ -235,6 +236,23 @@ export class Resources {
       this.flags.bucket ??
       this.lookup(STACK_OUTPUTS.exportBucketName, '--bucket', 'billing export bucket name')
     );
+  }
+
+  /**
+   * The stage's `exportSources` when discovered; undefined without --stack / --outputs-file, or from a
+   * stack deployed before it had the output.
+   */
+  async exportSources(): Promise<{ sources: ExportSourceConfig[]; origin: string } | undefined> {
+    const discovered = await this.outputs();
+    const text = discovered?.outputs[STACK_OUTPUTS.exportSources];
+    if (!discovered || text === undefined) return undefined;
+    try {
+      return { sources: parseExportSourcesJson(text), origin: discovered.origin };
+    } catch (error) {
+      throw new UsageError(
+        `${discovered.origin}: output ${STACK_OUTPUTS.exportSources}: ${(error as Error).message}`,
+      );
+    }
   }
 
   /** The stage's late-charge policy when discovered (undefined otherwise: the caller asks for a flag). */

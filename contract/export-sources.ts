@@ -4,6 +4,8 @@
  * functions parse it back with the same rules.
  */
 
+import { SLUG_PATTERN as SLUG, slugProblem } from './slugs';
+
 export interface ExportSourceConfig {
   /** Tenant slug every row under the prefix is booked to. */
   readonly tenant: string;
@@ -16,7 +18,6 @@ export interface ExportSourceConfig {
 export const EXPORT_SOURCES_KEY = 'exportSources';
 export const DEFAULT_EXPORT_PROVIDER = 'aws';
 
-const SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const PREFIX = /^[^/](?:[^/]|\/(?!\/))*\/$/;
 
 const problem = (index: number, field: string, reason: string): Error =>
@@ -35,7 +36,7 @@ const sourceAt = (value: unknown, index: number): ExportSourceConfig => {
   if (unknown.length > 0) throw problem(index, unknown[0], 'is not a known field');
   const { tenant, prefix, source } = value;
   if (typeof tenant !== 'string' || !SLUG.test(tenant)) {
-    throw problem(index, 'tenant', 'must be a lowercase slug (a-z, 0-9, ".", "_", "-"; 1-64)');
+    throw problem(index, 'tenant', slugProblem('tenant', tenant));
   }
   if (typeof prefix !== 'string' || !PREFIX.test(prefix) || hasDotSegment(prefix)) {
     throw problem(
@@ -45,7 +46,7 @@ const sourceAt = (value: unknown, index: number): ExportSourceConfig => {
     );
   }
   if (source !== undefined && (typeof source !== 'string' || !SLUG.test(source))) {
-    throw problem(index, 'source', 'must be a lowercase provider slug such as "aws"');
+    throw problem(index, 'source', slugProblem('source', source));
   }
   return { tenant, prefix, ...(source === undefined ? {} : { source }) };
 };

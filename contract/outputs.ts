@@ -20,6 +20,8 @@ export const STATELESS_OUTPUTS = {
   opsTopicArn: 'OpsTopicArn',
   dlqOperatorRoleArn: 'DlqOperatorRoleArn',
   dashboardName: 'DashboardName',
+  /** The stage's `exportSources` as JSON: which tenant owns which prefix (`export put` checks `--prefix`). */
+  exportSources: 'ExportSources',
 } as const;
 
 /** Only with `tenants` configured: each tenant's cost-events topic ARN, as JSON `{ "<tenant>": "<arn>" }`. */

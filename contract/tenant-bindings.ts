@@ -4,9 +4,10 @@
  * the list at synth and tells the cost consumer the bindings as JSON (TENANT_BINDINGS); the consumer
  * parses them back with `parseTenantBindingsJson`.
  */
+import { isSlug, slugProblem } from './slugs';
 
 export interface TenantConfig {
-  /** Tenant slug, exactly as the ledger keys hold it (`[a-z0-9-]`, at most 64 characters). */
+  /** Tenant slug, exactly as the ledger keys hold it (`contract/slugs.ts`). */
   readonly id: string;
   /** Principals allowed to publish to this tenant's topic: 12-digit account IDs or IAM role ARNs. */
   readonly publishers: readonly string[];
@@ -32,9 +33,6 @@ export interface TenantBindings {
   readonly tenants: Readonly<Record<string, { readonly sources?: readonly string[] }>>;
 }
 
-/** The slug rule of a ledger tenant (lambda/core/formats/fields.ts), so a binding names what the ledger holds. */
-const TENANT_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
-
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -58,13 +56,7 @@ const tenantAt = (
   const unknown = Object.keys(value).find((key) => !fields.includes(key));
   if (unknown) throw problem(index, unknown, `is not a known field (known: ${fields.join(', ')})`);
   const { id, publishers, sources, maxEventsPerMinute } = value;
-  if (typeof id !== 'string' || !TENANT_SLUG.test(id))
-    throw problem(
-      index,
-      'id',
-      `${JSON.stringify(id)} must be a tenant slug as the ledger keeps it: lower-case a-z, 0-9 and "-", ` +
-        'starting and ending with a letter or digit, at most 64 characters (e.g. "acme")',
-    );
+  if (!isSlug(id)) throw problem(index, 'id', slugProblem('tenant', id));
   const principals = slugList(
     publishers,
     index,
@@ -78,13 +70,8 @@ const tenantAt = (
   let allowed: string[] | undefined;
   if (sources !== undefined) {
     allowed = slugList(sources, index, 'sources', 'source slugs such as "aws"');
-    const bad = allowed.find((source) => !TENANT_SLUG.test(source));
-    if (bad !== undefined)
-      throw problem(
-        index,
-        'sources',
-        `${JSON.stringify(bad)} is not a lower-case source slug such as "aws"`,
-      );
+    const bad = allowed.find((source) => !isSlug(source));
+    if (bad !== undefined) throw problem(index, 'sources', slugProblem('source', bad));
   }
   if (
     maxEventsPerMinute !== undefined &&
@@ -173,7 +160,7 @@ export const parseTenantBindingsJson = (
     throw bad('trustedTopicArn must be a topic ARN');
   const tenants: Record<string, { sources?: string[] }> = {};
   for (const [tenant, binding] of Object.entries(value.tenants)) {
-    if (!TENANT_SLUG.test(tenant) || !isRecord(binding))
+    if (!isSlug(tenant) || !isRecord(binding))
       throw bad(`names tenant ${JSON.stringify(tenant)} badly`);
     if (binding.sources !== undefined && !stringList(binding.sources))
       throw bad(`tenants.${tenant}.sources must be a list of source slugs`);

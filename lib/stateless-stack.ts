@@ -346,6 +346,11 @@ export class StatelessStack extends Stack {
       'Billing export bucket (point AWS Data Exports here)',
     );
     out(
+      STATELESS_OUTPUTS.exportSources,
+      JSON.stringify(config.exportSources),
+      'Tenant of each export bucket prefix (exportSources), as JSON (billing-dedup export put checks --prefix)',
+    );
+    out(
       EXPORT_DELIVERIES_OUTPUTS.topicArn,
       deliveriesTopic.topicArn,
       'Manifest notifications of the export bucket',

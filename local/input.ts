@@ -22,6 +22,7 @@ import { TOPICS, type SampleMessage, type Topic } from './generator';
 import { parseJsonExact, stringifyJsonExact } from '../lambda/core/json';
 import { dataFileFormat } from '../lambda/core/exports/manifest';
 import { normalizeTenant } from '../lambda/core/formats/scope';
+import { slugProblem } from '../contract/slugs';
 import type { ExportDelivery } from './exports/delivery';
 import type { PeriodKey } from '../lambda/core/ports';
 
@@ -102,7 +103,7 @@ const parseExport = (value: unknown, directory: string): ExportDelivery => {
   try {
     slug = normalizeTenant(tenant, 'export.tenant');
   } catch {
-    throw new Error('"export.tenant" must be a tenant slug (a-z, 0-9, ".", "_", "-")');
+    throw new Error(`"export.tenant" ${slugProblem('tenant', tenant)}`);
   }
   if (typeof billingPeriod !== 'string' || !PERIOD.test(billingPeriod))
     throw new Error('"export.billingPeriod" must be a YYYY-MM month');
@@ -141,7 +142,7 @@ const parsePeriodAction = (action: 'close' | 'reopen', value: unknown): PeriodAc
   try {
     slug = normalizeTenant(tenant, `${action}.tenant`);
   } catch {
-    throw new Error(`"${action}.tenant" must be a tenant slug (a-z, 0-9, ".", "_", "-")`);
+    throw new Error(`"${action}.tenant" ${slugProblem('tenant', tenant)}`);
   }
   if (typeof accountId !== 'string' || accountId.trim() === '')
     throw new Error(`"${action}.accountId" must be a non-empty string`);

@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import { ValidationError } from '../../lambda/core/errors';
-import { manifestFor, REQUIRED_FOCUS_COLUMNS } from '../../lambda/core/exports/manifest';
+import {
+  manifestFor,
+  REQUIRED_FOCUS_COLUMNS,
+  type BuiltManifest,
+} from '../../lambda/core/exports/manifest';
 import { signedAmount, parseThreshold } from '../../lambda/core/exports/snapshot';
 import { EXIT, UsageError } from '../errors';
 import { json, plural, table } from '../format';
@@ -20,6 +24,7 @@ import {
   newExecutionId,
   uploadExport,
 } from '../operations/export-upload';
+import { prefixOwnerProblem } from '../operations/export-prefix';
 import { createProgress } from '../progress';
 import type { Session } from '../session';
 
@@ -71,9 +76,9 @@ const scopeOf = (flags: ExportScopeFlags): Scope => {
 };
 
 /** The flags that place the upload, checked by building the manifest before any file is read. */
-const checkTarget = (target: Parameters<typeof manifestFor>[0]): void => {
+const checkTarget = (target: Parameters<typeof manifestFor>[0]): BuiltManifest => {
   try {
-    manifestFor(target);
+    return manifestFor(target);
   } catch (error) {
     if (error instanceof ValidationError && FLAG_OF_FIELD[error.field])
       throw new UsageError(`${FLAG_OF_FIELD[error.field]}: ${error.reason}`);
@@ -91,12 +96,17 @@ export const exportPutCommand = async (
   const executionId = flags.executionId ?? newExecutionId(session.now());
   const bucket = await session.resources.exportBucket();
   const target = { bucket, prefix: scope.prefix, exportName, period: scope.period, executionId };
-  checkTarget({
+  const { manifestKey } = checkTarget({
     ...target,
     billingPeriod: scope.period,
     columns: REQUIRED_FOCUS_COLUMNS,
     dataFileNames: ['x.csv'],
   });
+  const configured = await session.resources.exportSources();
+  if (configured) {
+    const problem = prefixOwnerProblem({ ...configured, ...scope, manifestKey });
+    if (problem) throw new UsageError(problem);
+  }
 
   const files = [];
   for (const path of flags.files) files.push(await inspectExportFile(path));

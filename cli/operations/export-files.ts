@@ -16,6 +16,7 @@ import {
   type DataFileFormat,
 } from '../../lambda/core/exports/manifest';
 import { readParquetFile } from '../../lambda/core/exports/readers/parquet';
+import { monthOf, toInstant } from '../../lambda/core/instant';
 import { MAX_RECORD_BYTES } from '../../lambda/core/exports/readers/csv';
 import { UsageError } from '../errors';
 
@@ -40,9 +41,14 @@ export const contentTypeOf = (format: DataFileFormat): string => CONTENT_TYPES[f
 
 const reasonOf = (error: unknown): string => (error as Error).message ?? String(error);
 
+/** The UTC month of a BillingPeriodStart cell, as the pipeline books it; undefined if unreadable. */
 const periodOf = (value: unknown): string | undefined => {
-  const text = value instanceof Date ? value.toISOString() : String(value ?? '').trim();
-  return /^\d{4}-\d\d/.test(text) ? text.slice(0, 7) : undefined;
+  if (value instanceof Date) return monthOf(value.toISOString());
+  try {
+    return monthOf(toInstant(String(value ?? '').trim(), 'BillingPeriodStart'));
+  } catch {
+    return undefined;
+  }
 };
 
 /** Header and first data record of a CSV / CSV.gz file (the rest is never read). */

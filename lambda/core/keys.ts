@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
+import { isSlug } from '../../contract/slugs';
 import type { AlertEvent, CostEvent } from './events';
 
 /**
@@ -72,7 +73,6 @@ export const billingPeriodOf = (event: CostEvent): string =>
 const FIFO_ID = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
 export const isValidFifoId = (id: string): boolean => FIFO_ID.test(id);
 
-const TENANT_SLUG = /^[a-z0-9-]{1,64}$/;
 /** Marks a hashed part; a readable part never starts with it, so the two forms cannot meet. */
 const HASHED = '=';
 const hashedPart = (text: string): string =>
@@ -85,7 +85,7 @@ const hashedPart = (text: string): string =>
  * distinct ids (the tenant part never holds `#`, a readable part never starts with `=`).
  */
 export const fifoGroupId = (tenant: string, accountId: string): string => {
-  const tenantPart = TENANT_SLUG.test(tenant) ? tenant : hashedPart(tenant);
+  const tenantPart = isSlug(tenant) ? tenant : hashedPart(tenant);
   const readable = `${tenantPart}#${accountId}`;
   return isValidFifoId(readable) && !accountId.startsWith(HASHED)
     ? readable

@@ -202,6 +202,63 @@ describe('export put', () => {
     ]);
   });
 
+  describe("with the stage's exportSources (stack output ExportSources)", () => {
+    const outputsFile = () =>
+      writeTemp(
+        'outputs.json',
+        JSON.stringify({
+          'billing-dedup-dev-stateless': {
+            ExportBucketName: BUCKET,
+            ExportSources: JSON.stringify([
+              { tenant: 'acme', prefix: 'exports/acme/' },
+              { tenant: 'globex', prefix: 'exports/globex/' },
+              { tenant: 'initech', prefix: 'billing/initech/' },
+            ]),
+          },
+        }),
+      );
+    const put = (...flags: string[]) =>
+      cli(
+        [
+          'export',
+          'put',
+          writeTemp('focus.csv', csvOf([hourLine('1', ACCOUNT, 'EC2', 0)])),
+          ...['--period', '2026-11', '--no-progress', '--outputs-file', outputsFile()],
+          ...flags,
+        ],
+        deps(),
+      );
+
+    it('refuses a --prefix bound to another tenant, naming both, and uploads nothing', async () => {
+      const result = await put('--tenant', 'acme', '--prefix', 'exports/globex/');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        '--prefix "exports/globex/" belongs to tenant "globex", not to --tenant "acme"',
+      );
+      expect(result.stderr).toContain("would replace globex's export of the period");
+      expect(result.stderr).toContain('use acme\'s prefix "exports/acme/"');
+      expect(await keysUnder('exports/globex/')).toEqual([]);
+    });
+
+    it('refuses a prefix no tenant owns (the manifest would be dead-lettered), default prefix too', async () => {
+      const result = await put('--tenant', 'initech');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        '--prefix "exports/initech/" is under no exportSources prefix of',
+      );
+      expect(result.stderr).toContain('use initech\'s prefix "billing/initech/"');
+      expect(await keysUnder('exports/initech/')).toEqual([]);
+    });
+
+    it("uploads under the tenant's own prefix, given or by default", async () => {
+      expect((await put('--tenant', 'initech', '--prefix', 'billing/initech')).code).toBe(0);
+      expect((await put('--tenant', 'globex', '--execution-id', 'own')).code).toBe(0);
+      expect(await keysUnder('exports/globex/')).toContain(
+        'exports/globex/focus/data/BILLING_PERIOD=2026-11/own/focus.csv',
+      );
+    });
+  });
+
   it('refuses files without the required FOCUS columns before uploading anything, naming them', async () => {
     const good = writeTemp('good.csv', csvOf([hourLine('1', ACCOUNT, 'EC2', 0)]));
     const bad = writeTemp(
@@ -230,6 +287,23 @@ describe('export put', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `${csv}: its first row is of billing period 2026-11, not 2026-10`,
+    );
+    expect(await keysUnder('exports/delta/')).toEqual([]);
+  });
+
+  it("reads the first row's BillingPeriodStart as its UTC month, as the pipeline books it", async () => {
+    const localMidnight = hourLine('1', ACCOUNT, 'EC2', 0).replace(
+      '2026-11-01T00:00:00Z',
+      '2026-12-01T00:00:00+02:00',
+    );
+    const csv = writeTemp('offset.csv', csvOf([localMidnight]));
+    const december = await cli(
+      ['export', 'put', csv, '--tenant', 'delta', '--period', '2026-12', ...bucketFlag()],
+      deps(),
+    );
+    expect(december.code).toBe(2);
+    expect(december.stderr).toContain(
+      `${csv}: its first row is of billing period 2026-11, not 2026-12`,
     );
     expect(await keysUnder('exports/delta/')).toEqual([]);
   });

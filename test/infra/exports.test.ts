@@ -1,5 +1,6 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../contract/environment';
+import { parseExportSourcesJson } from '../../contract/export-sources';
 import { ConfigError, contextFrom, resolveConfig } from '../../lib/config';
 import {
   Statement,
@@ -254,6 +255,11 @@ describe('export pipeline (stateless stack, two sources)', () => {
   it('outputs the bucket name (created by the stateful stack)', () => {
     const outputs = t.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(importOf(outputs.ExportBucketName.Value)).toMatch(/RefExportBucket/);
+  });
+
+  it('outputs the export sources as the CLI reads them back (export put checks --prefix)', () => {
+    const outputs = t.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(parseExportSourcesJson(outputs.ExportSources.Value as string)).toEqual(SOURCES);
   });
 
   it('notifies object-created manifests, one rule per configured prefix, onto the export-deliveries topic', () => {
@@ -635,7 +641,20 @@ describe('export configuration errors name the key and the fix', () => {
     ],
     [
       { exportSources: [{ tenant: 'Acme', prefix: 'acme/' }] },
-      'exportSources[0].tenant must be a lowercase slug',
+      'exportSources[0].tenant "Acme" must be a tenant slug as the ledger keeps it',
+    ],
+    [
+      {
+        exportSources: [
+          { tenant: 'globex', prefix: 'globex/' },
+          { tenant: 'acme.corp', prefix: 'acme/' },
+        ],
+      },
+      'exportSources[1].tenant "acme.corp" must be a tenant slug as the ledger keeps it: lower-case a-z, 0-9 and "-"',
+    ],
+    [
+      { exportSources: [{ tenant: 'acme', prefix: 'acme/', source: 'my_cloud' }] },
+      'exportSources[0].source "my_cloud" must be a source slug as the ledger keeps it: lower-case a-z, 0-9 and "-"',
     ],
     [
       { exportSources: [{ tenant: 'acme', prefix: 'acme' }] },

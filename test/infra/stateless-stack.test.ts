@@ -733,6 +733,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       'DlqOperatorRoleArn',
       'Stage',
       'ExportBucketName',
+      'ExportSources',
       'ExportDeliveriesTopicArn',
       'ExportDeliveriesQueueUrl',
       'ExportDeliveriesQueueArn',

@@ -13,6 +13,7 @@
  * be counted twice) or a file whose format we cannot read (the snapshot would be incomplete).
  */
 import { fail, ValidationError } from '../errors';
+import { monthOf, toInstant } from '../instant';
 import { parseJsonExact } from '../json';
 import { isObject, own } from '../formats/fields';
 
@@ -193,10 +194,12 @@ const readDataFiles = (
 const checkDeclaredPeriod = (document: Record<string, unknown>, period: string): void => {
   const declared = own(document, 'billingPeriod');
   const start = isObject(declared) ? own(declared, 'start') : undefined;
-  if (typeof start === 'string' && start.slice(0, 7) !== period) {
+  if (typeof start !== 'string') return;
+  const month = monthOf(toInstant(start, 'billingPeriod.start'));
+  if (month !== period) {
     invalid(
       'billingPeriod.start',
-      `${start} is not in BILLING_PERIOD=${period} of the manifest's location`,
+      `${start} is in ${month} (UTC), not in BILLING_PERIOD=${period} of the manifest's location`,
     );
   }
 };

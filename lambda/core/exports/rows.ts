@@ -9,7 +9,9 @@
  * column — ignored, never a reason to book the row elsewhere or to reject it.
  *
  * A row must belong to the billing period of the export that delivers it (BillingPeriodStart, else
- * ChargePeriodStart): the execution is a snapshot of that one period.
+ * ChargePeriodStart): the execution is a snapshot of that one period. Periods are UTC months: a
+ * timestamp with an offset is the instant it names (`2026-03-01T00:00:00+02:00` is
+ * `2026-02-28T22:00:00Z`, so period 2026-02), as everywhere in the ledger.
  */
 import { ValidationError, type RejectionCode } from '../errors';
 import type { CostEvent } from '../events';
@@ -84,12 +86,14 @@ export const normalizeExportRow = (row: ExportRow, context: RowContext): RowResu
   }
   const period = billingPeriodOf(event);
   if (period !== context.billingPeriod) {
-    const field =
-      event.billingPeriodStart !== undefined ? 'BillingPeriodStart' : 'ChargePeriodStart';
+    const [field, start] =
+      event.billingPeriodStart !== undefined
+        ? ['BillingPeriodStart', event.billingPeriodStart]
+        : ['ChargePeriodStart', event.chargePeriodStart];
     return reject(
       'wrong-period',
       field,
-      `the row is in billing period ${period}, the export delivers ${context.billingPeriod}`,
+      `the row is in billing period ${period} (its ${field} is ${start} in UTC), the export delivers ${context.billingPeriod}`,
     );
   }
   return {

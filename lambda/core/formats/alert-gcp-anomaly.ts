@@ -4,16 +4,17 @@
  *
  * ```jsonc
  * { "anomalyName": "billingAccounts/01D4EE-079462-DFD6EC/anomalies/3f5e…",  // required: the anomaly id
- *   "detectionTime": "2026-11-26T08:00:00Z",   // optional instant
+ *   "detectionTime": "2026-11-26T08:00:00Z",   // optional instant (also read as `detectionDate`)
  *   "resourceDisplayName": "analytics-prod",   // optional: what the anomaly is about
  *   "actualSpendAmount": 1843.27,              // required
- *   "expectedSpendAmount": 912.5,              // optional
+ *   "expectedSpendAmount": {"currencyCode": "USD", "units": "912", "nanos": 500000000}, // optional
  *   "deviationAmount": 930.77,                 // optional; impact (amount) = this, else actual − expected
  *   "deviationPercentage": 102.0,              // optional; ≥ 50 → critical
- *   "currencyCode": "USD",                     // required
+ *   "currencyCode": "USD",                     // else the currencyCode of any Money amount
  *   "rootCauses": [{"service": "BigQuery", "project": "…", "region": "…", "deviationAmount": 880.1}] }
  * ```
- * kind `anomaly`, source `gcp`. accountId = the billing account of `anomaly_name`
+ * Each amount is a plain number or a `google.type.Money` object (`gcp-money.ts`); the currency may sit
+ * only inside one of them. kind `anomaly`, source `gcp`. accountId = the billing account of `anomaly_name`
  * (`billingAccounts/<id>/…`), else the `billingAccountId` attribute (the two must agree when both are
  * there). The alert key is (tenant, account, anomalyName): re-sends with a grown impact are duplicates.
  */
@@ -29,11 +30,11 @@ import {
   optionalString,
   own,
   preview,
-  requiredCurrency,
-  requiredDecimal,
+  optionalCurrency,
   requiredIdentifier,
   type JsonObject,
 } from './fields';
+import { optionalGcpAmount, requiredGcpAmount, type GcpAmount } from './gcp-money';
 import { MAX_CAUSES, finishAlertEvent, severityAtLeast } from './alert-common';
 import { CRITICAL_IMPACT_PERCENTAGE } from './alert-cost-anomaly';
 import {
@@ -85,7 +86,10 @@ const describeCauses = (data: JsonObject, currency: string): string[] | undefine
     if (!isObject(cause))
       return fail('invalid-field', field, `expected an object, got ${preview(cause)}`);
     const text = (key: string) => optionalString(own(cause, key), `${field}.${key}`, 256);
-    const amount = optionalDecimal(own(cause, 'deviationAmount'), `${field}.deviationAmount`);
+    const amount = optionalGcpAmount(
+      own(cause, 'deviationAmount'),
+      `${field}.deviationAmount`,
+    )?.amount;
     return [
       text('service'),
       text('sku'),
@@ -100,6 +104,33 @@ const describeCauses = (data: JsonObject, currency: string): string[] | undefine
   return kept.length > 0 ? kept : undefined;
 };
 
+/**
+ * The one currency of the notification: `currencyCode`, else the `currencyCode` of whichever Money
+ * amount carries one (Google's documented example has it only in `expectedSpendAmount`). Two that
+ * differ are rejected rather than one of them believed.
+ */
+const currencyOf = (data: JsonObject, amounts: [string, GcpAmount | undefined][]): string => {
+  const stated: [string, string][] = [];
+  const top = optionalCurrency(own(data, 'currencyCode'), 'currencyCode');
+  if (top !== undefined) stated.push(['currencyCode', top]);
+  for (const [field, amount] of amounts)
+    if (amount?.currency !== undefined) stated.push([`${field}.currencyCode`, amount.currency]);
+  if (stated.length === 0)
+    return fail(
+      'missing-field',
+      'currencyCode',
+      'required (as currencyCode or in a Money amount such as expectedSpendAmount)',
+    );
+  const other = stated.find(([, currency]) => currency !== stated[0][1]);
+  if (other)
+    return fail(
+      'invalid-field',
+      other[0],
+      `${other[1]} differs from ${stated[0][0]} ${stated[0][1]}: one notification, one currency`,
+    );
+  return stated[0][1];
+};
+
 export const parseGcpAnomaly = (
   message: JsonObject,
   attributes: Record<string, string>,
@@ -108,13 +139,19 @@ export const parseGcpAnomaly = (
   const attrs = gcpAttributes(inner, attributes);
   requireSchemaVersion1(attrs);
   const anomalyName = requiredIdentifier(own(data, 'anomalyName'), 'anomalyName');
-  const currency = requiredCurrency(own(data, 'currencyCode'), 'currencyCode');
-  const actual = requiredDecimal(own(data, 'actualSpendAmount'), 'actualSpendAmount');
-  const expected = optionalDecimal(own(data, 'expectedSpendAmount'), 'expectedSpendAmount');
+  const actual = requiredGcpAmount(own(data, 'actualSpendAmount'), 'actualSpendAmount');
+  const expected = optionalGcpAmount(own(data, 'expectedSpendAmount'), 'expectedSpendAmount');
+  const deviation = optionalGcpAmount(own(data, 'deviationAmount'), 'deviationAmount');
+  const currency = currencyOf(data, [
+    ['actualSpendAmount', actual],
+    ['expectedSpendAmount', expected],
+    ['deviationAmount', deviation],
+  ]);
   const impact =
-    optionalDecimal(own(data, 'deviationAmount'), 'deviationAmount') ??
-    (expected === undefined ? undefined : subtractDecimals(actual, expected));
+    deviation?.amount ??
+    (expected === undefined ? undefined : subtractDecimals(actual.amount, expected.amount));
   const percentage = optionalDecimal(own(data, 'deviationPercentage'), 'deviationPercentage');
+  const detected = hasOwn(data, 'detectionTime') ? 'detectionTime' : 'detectionDate';
   return finishAlertEvent({
     kind: 'anomaly',
     format: 'gcp-anomaly',
@@ -122,7 +159,7 @@ export const parseGcpAnomaly = (
     source: 'gcp',
     accountId: accountOf(anomalyName, attrs.billingAccountId),
     anomalyId: anomalyName,
-    anomalyStart: optionalInstant(own(data, 'detectionTime'), 'detectionTime'),
+    anomalyStart: optionalInstant(own(data, detected), detected),
     service: optionalString(own(data, 'resourceDisplayName'), 'resourceDisplayName', 256),
     amount: impact,
     currency,

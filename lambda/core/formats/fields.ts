@@ -20,6 +20,7 @@
  *   prototype; `compact` defines that one key the same way), and fields are read with `own()` so
  *   inherited members (`constructor`, `toString`) never count as present.
  */
+import { isSlug, SLUG_MAX_LENGTH, SLUG_RULE } from '../../../contract/slugs';
 import { toAmount, toDecimal } from '../decimal';
 import { fail } from '../errors';
 import { toInstant } from '../instant';
@@ -33,7 +34,6 @@ export const MAX_STRING_LENGTH = 2048;
 export const MAX_TAGS = 1000;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 /** Characters nobody sees: controls, format characters (zero-width, bidi), other default-ignorables. */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 const NON_ASCII_SPACE = /(?! )\p{Zs}/u;
@@ -278,17 +278,13 @@ export const optionalCurrency = (value: unknown, field: string): string | undefi
 export const requiredCurrency = (value: unknown, field: string): string =>
   optionalCurrency(value, field) ?? fail('missing-field', field, 'required');
 
-/** Lower-case `[a-z0-9-]` identifier (tenant, source), at most 64 characters; input is lower-cased first. */
+/** A tenant or source slug (`contract/slugs.ts`); input is lower-cased first. */
 export const optionalSlug = (value: unknown, field: string): string | undefined => {
-  const text = optionalString(value, field, 64);
+  const text = optionalString(value, field, SLUG_MAX_LENGTH);
   if (text === undefined) return undefined;
   const lower = text.toLowerCase();
-  if (!SLUG.test(lower)) {
-    return fail(
-      'invalid-field',
-      field,
-      `${preview(text)} is not a slug (a-z, 0-9, '-', at most 64 characters)`,
-    );
+  if (!isSlug(lower)) {
+    return fail('invalid-field', field, `${preview(text)} is not a slug (${SLUG_RULE})`);
   }
   return lower;
 };
@@ -298,7 +294,7 @@ export const slugify = (text: string): string =>
   text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, 64)
+    .slice(0, SLUG_MAX_LENGTH)
     .replace(/^-+|-+$/g, '');
 
 const tagValue = (value: unknown, field: string): string => {

@@ -29,6 +29,38 @@ const errorOf = (run: () => unknown): CsvSyntaxError => {
   throw new Error('expected a CsvSyntaxError');
 };
 
+/** `text` in pieces of `size` characters. */
+const piecesOf = (text: string, size: number): string[] =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
+    text.slice(i * size, (i + 1) * size),
+  );
+
+/**
+ * Characters `run` looks at through the two ways the splitter reads text: one per `charCodeAt`
+ * call, and for `indexOf` every character from where it starts to what it finds (or the end).
+ */
+const charactersExamined = (run: () => void): number => {
+  const strings = String.prototype;
+  const { charCodeAt, indexOf } = strings;
+  let examined = 0;
+  strings.charCodeAt = function (this: string, index: number) {
+    examined += 1;
+    return charCodeAt.call(this, index);
+  };
+  strings.indexOf = function (this: string, search: string, from = 0) {
+    const hit = indexOf.call(this, search, from);
+    examined += (hit === -1 ? this.length : hit + search.length) - Math.max(0, from);
+    return hit;
+  };
+  try {
+    run();
+  } finally {
+    strings.charCodeAt = charCodeAt;
+    strings.indexOf = indexOf;
+  }
+  return examined;
+};
+
 describe('CsvRecordSplitter', () => {
   it('splits cells at commas and records at \\n, \\r\\n and \\r, wherever the pieces are cut', () => {
     const text = 'a,b,c\r\n1,,3\n"x, y","say ""hi""","line\r\nbreak"\r4,5,\n';
@@ -67,6 +99,7 @@ describe('CsvRecordSplitter', () => {
           .join('\r\n');
         const cut = at % (text.length + 1);
         expect(split([text.slice(0, cut), text.slice(cut)])).toEqual(rows);
+        expect(split(piecesOf(text, (at % 7) + 1))).toEqual(rows);
       }),
     );
   });
@@ -91,5 +124,22 @@ describe('CsvRecordSplitter', () => {
     expect(errorOf(() => split([`${'x'.repeat(11)}\n`], 10)).message).toMatch(/longer than 10/);
     const splitter = new CsvRecordSplitter(10);
     expect(() => splitter.push(`"${'x'.repeat(20)}`, [])).toThrow(/longer than 10/);
+  });
+
+  it('looks at each character about once however finely a long record is cut (no rescans)', () => {
+    const long = 'x'.repeat(20_000);
+    const cases: [string, string[]][] = [
+      [`${long},b\n`, [long, 'b']],
+      [`"${long}",b\n`, [long, 'b']],
+      [`"${'ab""'.repeat(5_000)}",b\r\n`, ['ab"'.repeat(5_000), 'b']],
+    ];
+    for (const [text, cells] of cases) {
+      let records: string[][] = [];
+      const examined = charactersExamined(() => {
+        records = split(piecesOf(text, 100), 100_000);
+      });
+      expect(records).toEqual([cells]);
+      expect(examined).toBeLessThanOrEqual(2 * text.length);
+    }
   });
 });

@@ -164,6 +164,15 @@ describe('parseManifest', () => {
     expect(rejection(() => parseManifest(manifest, manifestUri)).field).toBe('billingPeriod.start');
   });
 
+  it('reads a declared start with an offset as the UTC month it is in', () => {
+    const localMidnight = awsManifest({ billingPeriod: { start: '2026-11-01T00:00:00+02:00' } });
+    expect(rejection(() => parseManifest(localMidnight, manifestUri)).reason).toBe(
+      "2026-11-01T00:00:00+02:00 is in 2026-10 (UTC), not in BILLING_PERIOD=2026-11 of the manifest's location",
+    );
+    const westOfUtc = awsManifest({ billingPeriod: { start: '2026-10-31T20:00:00-04:00' } });
+    expect(() => parseManifest(westOfUtc, manifestUri)).not.toThrow();
+  });
+
   it('rejects an execution folder that is not the manifest execution', () => {
     const inFolder = `s3://exports-bucket/${root}/metadata/BILLING_PERIOD=2026-11/other-execution/focus-export-Manifest.json`;
     expect(rejection(() => parseManifest(awsManifest(), inFolder)).field).toBe('executionId');

@@ -117,6 +117,19 @@ describe('normalizeExportRow', () => {
     });
   });
 
+  it('buckets a BillingPeriodStart with an offset by its UTC month, and says so when it rejects', () => {
+    const offset = {
+      BillingPeriodStart: '2026-12-01T00:00:00+02:00',
+      ChargePeriodStart: '2026-11-30T23:00:00+02:00',
+      ChargePeriodEnd: '2026-12-01T00:00:00+02:00',
+    };
+    expect(accept(focus10(offset))).toMatchObject({ period: '2026-11' });
+    expect(accept(focus10(offset)).event.billingPeriodStart).toBe('2026-11-30T22:00:00.000Z');
+    expect(reject(focus10(offset), { ...context, billingPeriod: '2026-12' }).reason).toBe(
+      'the row is in billing period 2026-11 (its BillingPeriodStart is 2026-11-30T22:00:00.000Z in UTC), the export delivers 2026-12',
+    );
+  });
+
   it('rejects a record a reader flagged as broken', () => {
     const result = normalizeExportRow(
       { rowIndex: 9, cells: {}, problem: 'has 2 cells, the header has 8' },

@@ -252,3 +252,70 @@ describe('GCP cost anomaly notifications (constructed sample)', () => {
     expect(parse(wrappedAnomaly).format).toBe('gcp-anomaly');
   });
 });
+
+describe('GCP cost anomaly notifications in the documented shape (currency only in a Money amount)', () => {
+  const documented = sample('gcp-anomaly-documented-shape.json');
+  const data = json('gcp-anomaly-documented-shape.json');
+  const variant = (changes: Record<string, unknown>, drop: string[] = []) =>
+    JSON.stringify(
+      Object.fromEntries(
+        Object.entries({ ...data, ...changes }).filter(([key]) => !drop.includes(key)),
+      ),
+    );
+
+  it('takes the currency from expectedSpendAmount while the other amounts are plain numbers', () => {
+    expect(parse(documented)).toMatchObject({
+      kind: 'anomaly',
+      format: 'gcp-anomaly',
+      accountId: '01D4EE-079462-DFD6EC',
+      anomalyId: data.anomalyName,
+      anomalyStart: '2024-02-01T08:00:00.000Z',
+      service: 'My project',
+      amount: '1.511893168',
+      currency: 'USD',
+      impactPercentage: '76.04',
+      severity: 'critical',
+    });
+  });
+
+  it('reads Money as units + nanos exactly, and plain numbers from their JSON text', () => {
+    const digits = '1234567890.123456789';
+    const withoutDeviation = variant({ actualSpendAmount: digits }, ['deviationAmount']).replace(
+      `"${digits}"`,
+      digits,
+    );
+    expect(withoutDeviation).toContain(`"actualSpendAmount":${digits}`);
+    expect(parse(withoutDeviation).amount).toBe('1234567888.135349957');
+    const negative = variant({
+      deviationAmount: { units: '-1', nanos: -750000000, currencyCode: 'USD' },
+    });
+    expect(parse(negative)).toMatchObject({ amount: '-1.75', currency: 'USD' });
+  });
+
+  it('every amount may be Money; the currency may sit in any of them', () => {
+    const money = (units: string, nanos: number) => ({ currencyCode: 'EUR', units, nanos });
+    const allMoney = variant({
+      expectedSpendAmount: { units: '1', nanos: 988106832 },
+      actualSpendAmount: money('3', 500000000),
+      deviationAmount: { units: '1', nanos: 511893168 },
+    });
+    expect(parse(allMoney)).toMatchObject({ amount: '1.511893168', currency: 'EUR' });
+  });
+
+  it('no currency anywhere, two different ones, or a Money with nanos against its units are rejected', () => {
+    const expectedWithout = { units: '1', nanos: 988106832 };
+    expect(rejectionOf(() => parse(variant({ expectedSpendAmount: expectedWithout })))).toEqual({
+      code: 'missing-field',
+      field: 'currencyCode',
+    });
+    expect(rejectionOf(() => parse(variant({ currencyCode: 'EUR' })))).toEqual({
+      code: 'invalid-field',
+      field: 'expectedSpendAmount.currencyCode',
+    });
+    const wrongSign = { currencyCode: 'USD', units: '1', nanos: -5 };
+    expect(rejectionOf(() => parse(variant({ expectedSpendAmount: wrongSign })))).toEqual({
+      code: 'invalid-field',
+      field: 'expectedSpendAmount.nanos',
+    });
+  });
+});
