@@ -341,13 +341,13 @@ export class DynamoPeriods implements PeriodPort {
     if (period?.state?.S !== 'closed' || period.totalsAtClose !== undefined) {
       return statusOf(key, period, []);
     }
+    const parts = snapshots.map(snapshotPartOf);
+    // The pointers only rank the pinned sources (which one is authoritative); the pins say what counts.
+    const pointers = await readCurrentPointers(this.options.client, table, parts);
     const totalsAtClose = totalsMap(
-      statementRows(
-        totals.flatMap(streamTotalsOf),
-        snapshots.map(snapshotPartOf),
-        [],
-        [periodInfoOf(period)],
-      ).map(({ currency, total, charges }) => ({ currency, total, charges })),
+      statementRows(totals.flatMap(streamTotalsOf), parts, pointers, [periodInfoOf(period)]).map(
+        ({ currency, total, charges }) => ({ currency, total, charges }),
+      ),
     );
     const count = period.closeCount ?? N(0);
     const codes = await this.transact([

@@ -24,7 +24,7 @@ import {
   type SwitchOutcome,
 } from './run-task';
 import { changeNotifications } from './snapshot';
-import { sourceOfKey, type ExportSource } from './source';
+import { declaredPrecedence, sourceOfKey, type ExportSource } from './source';
 import { parseTaskMessage, type ExportTaskMessage } from './task-message';
 
 export interface DiffNotifierPort {
@@ -66,7 +66,7 @@ export const budgetedStore = (
   let previous = budget.remainingMs();
   return {
     readCursor: (ref, task) => store.readCursor(ref, task),
-    switchIfNewer: (ref) => store.switchIfNewer(ref),
+    switchIfNewer: (ref, precedence) => store.switchIfNewer(ref, precedence),
     markFailed: (ref, failure) => store.markFailed(ref, failure),
     commitChunk: async (ref, result) => {
       const commit = await store.commitChunk(ref, result);
@@ -182,6 +182,7 @@ export const processTaskBatch = (
           },
           subChunkRows: options.subChunkRows,
           corrections: options.corrections,
+          precedence: declaredPrecedence(source, message.ref.source),
         });
         if (report.failed)
           throw new ValidationError('invalid-field', message.task.objectKey, report.failed);

@@ -57,8 +57,11 @@ class FakeStore implements ExportStorePort {
     return Promise.resolve({ outcome: 'committed', complete: result.last });
   }
 
-  switchIfNewer(): Promise<SwitchOutcome> {
+  readonly precedences: (number | undefined)[] = [];
+
+  switchIfNewer(_ref: ExecutionRef, precedence?: number): Promise<SwitchOutcome> {
     this.switches += 1;
+    this.precedences.push(precedence);
     return Promise.resolve(this.diff);
   }
 
@@ -149,6 +152,20 @@ describe('processTaskBatch', () => {
     });
     expect(notification.body).toContain('+6.60 USD since the previous export; EC2 +6.60');
     expect(notification.subject).toBe('Billing export changed: acme 2026-11 200000000011 USD');
+  });
+
+  it('switches with the precedence the config declares for the export (none when undeclared)', async () => {
+    const declared = setup(5, () => 1_000_000);
+    declared.options.sources = [
+      { tenant: 'acme', bucket: 'exports', prefix: 'acme', precedence: ['legacy', 'focus/daily'] },
+    ];
+    await processTaskBatch([message()], declared.options);
+    const undeclared = setup(5);
+    await processTaskBatch([message()], undeclared.options);
+    expect([...declared.store.precedences, ...undeclared.store.precedences]).toEqual([
+      1,
+      undefined,
+    ]);
   });
 
   it('a redelivered, finished task gets the stored diff again and does not notify twice', async () => {
