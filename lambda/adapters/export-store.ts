@@ -439,17 +439,16 @@ export class ExportStore implements ExportStorePort {
   }
 
   /**
-   * The execution each account's period pinned for `source` when it was closed, null when it closed with
-   * no snapshot of it (accounts whose period was never closed are left out). One BatchGetItem of PERIOD
+   * What each account's period pinned when it was closed: source → execution, no entry for a source it
+   * had no snapshot of (accounts whose period was never closed are left out). One BatchGetItem of PERIOD
    * items per 100 accounts.
    */
   async readPins(
     tenant: string,
-    source: string,
     period: string,
     accounts: readonly string[],
-  ): Promise<Map<string, string | null>> {
-    const pins = new Map<string, string | null>();
+  ): Promise<Map<string, Record<string, string>>> {
+    const pins = new Map<string, Record<string, string>>();
     let pending = accounts.map((accountId) =>
       ledgerKey(ledgerPartitionKeyOf(tenant, accountId, period), PERIOD_SK),
     );
@@ -468,7 +467,11 @@ export class ExportStore implements ExportStorePort {
       for (const item of response.Responses?.[this.table] ?? []) {
         const accountId = item.accountId?.S;
         if (accountId && Number(item.closeCount?.N ?? '0') > 0) {
-          pins.set(accountId, item.pinned?.M?.[source]?.S ?? null);
+          const pinned = Object.entries(item.pinned?.M ?? {});
+          pins.set(
+            accountId,
+            Object.fromEntries(pinned.map(([source, id]) => [source, id.S ?? ''])),
+          );
         }
       }
       const unprocessed = (response.UnprocessedKeys?.[this.table]?.Keys ?? []) as typeof pending;

@@ -39,6 +39,16 @@ export const compareSourceRanks = (a: SourceRank, b: SourceRank): number =>
   byFirstSwitch(a, b) ||
   (a.source < b.source ? -1 : a.source > b.source ? 1 : 0);
 
+/** A source's rank from what its CURRENT pointer records (nothing known without one). */
+export const sourceRank = (
+  source: string,
+  pointer: Omit<SourceRank, 'source'> | undefined,
+): SourceRank => ({
+  source,
+  ...(pointer?.precedence === undefined ? {} : { precedence: pointer.precedence }),
+  ...(pointer?.firstSwitchedAt === undefined ? {} : { firstSwitchedAt: pointer.firstSwitchedAt }),
+});
+
 /** The authoritative source among `candidates` (undefined when there are none). */
 export const authoritativeSource = (candidates: readonly SourceRank[]): string | undefined =>
   [...candidates].sort(compareSourceRanks)[0]?.source;

@@ -15,7 +15,7 @@
  * it booked here for a closed earlier period (already in the total, listed so statements show it).
  */
 import { addDecimals } from './decimal';
-import { authoritativeSource, type SourceRank } from './export-authority';
+import { authoritativeSource, sourceRank, type SourceRank } from './export-authority';
 import type { PeriodState } from './ports';
 
 /** Part of a row's total booked in it as a correction of the closed period `of`. */
@@ -138,16 +138,8 @@ export const statementRows = (
       part.executionId
     );
   };
-  const rankOf = (part: SnapshotPart): SourceRank => {
-    const pointer = pointers.get(sourceKey(part.tenant, part.source, part.period));
-    return {
-      source: part.source,
-      ...(pointer?.precedence === undefined ? {} : { precedence: pointer.precedence }),
-      ...(pointer?.firstSwitchedAt === undefined
-        ? {}
-        : { firstSwitchedAt: pointer.firstSwitchedAt }),
-    };
-  };
+  const rankOf = (part: SnapshotPart): SourceRank =>
+    sourceRank(part.source, pointers.get(sourceKey(part.tenant, part.source, part.period)));
   const rows = new Map<string, StatementRow>();
   const add = (row: StatementRow): void => {
     const key = rowKey(row);

@@ -5,6 +5,10 @@
  * empty part) through the cost commit path — the late-charge policy, duplicates and restatements
  * included. Idempotent: a re-run of the same switch books nothing
  * twice, and after a reopen it books what `reject` refused.
+ *
+ * Only the authoritative source of a closed account-period corrects it (core/export-authority.ts): the
+ * best ranked of the sources its close pinned, fixed by that close. A switch of a source shadowed there
+ * (another pinned source ranks first, or the source was not pinned while another was) books nothing.
  */
 import type { BatchOutcome } from '../batch';
 import type { CostProcessorOptions } from '../cost-processor';
@@ -12,6 +16,7 @@ import { parseCharge, processCostBatch } from '../cost-processor';
 import { TransientError } from '../errors';
 import type { Rejection, SqsRecordInput } from '../ports';
 import { refKey } from '../ports';
+import { authoritativeSource, sourceRank, type SourceRank } from '../export-authority';
 import type { ChargeTotals } from './charge-totals';
 import {
   correctionMessage,
@@ -29,15 +34,14 @@ export interface LateCorrectionStorePort {
   /** An execution's exact totals per account, currency (and service). */
   readSnapshotTotals(ref: ExecutionRef): Promise<ChargeTotals>;
   /**
-   * account → the execution of `source` its period pinned at close, or null when it closed with no
-   * snapshot of the source (it counts nothing of it); accounts whose period never closed are absent.
+   * account → what its period pinned at close (source → execution; a source it closed with no snapshot
+   * of is absent and counts nothing there); accounts whose period never closed are absent.
    */
   readPins(
     tenant: string,
-    source: string,
     period: string,
     accounts: readonly string[],
-  ): Promise<Map<string, string | null>>;
+  ): Promise<Map<string, Record<string, string>>>;
   /** Stores the pass's record on the execution and marks the pointer corrected up to its sequence. */
   recordLateCorrections(
     ref: ExecutionRef,
@@ -138,6 +142,25 @@ const partOf = (totals: ChargeTotals, accountId: string): Parts =>
   Object.prototype.hasOwnProperty.call(totals, accountId) ? totals[accountId] : {};
 
 /**
+ * The authoritative source of a closed account-period from what it pinned: the best ranked pinned
+ * source; `ref`'s own source when nothing was pinned (it is the only one to correct it).
+ */
+const authorityOfClosed = async (
+  store: LateCorrectionStorePort,
+  ref: ExecutionRef,
+  closed: ReadonlyMap<string, Record<string, string>>,
+): Promise<(pinned: Record<string, string>) => string> => {
+  const sources = [...new Set([...closed.values()].flatMap((pinned) => Object.keys(pinned)))];
+  const ranks = new Map<string, SourceRank>();
+  for (const source of sources) {
+    ranks.set(source, sourceRank(source, await store.readCurrent(ref.tenant, source, ref.period)));
+  }
+  return (pinned) =>
+    authoritativeSource(Object.keys(pinned).map((source) => ranks.get(source) ?? { source })) ??
+    ref.source;
+};
+
+/**
  * Runs the pass of switch `sequence`, which made `ref` current after `previousExecutionId`. Returns the
  * record stored on the execution (undefined when no account of the switch has a pinned period).
  */
@@ -165,7 +188,13 @@ export const correctClosedPeriods = async (
       ...carried.map((rejected) => rejected.accountId),
     ]),
   ].sort();
-  const pins = await store.readPins(ref.tenant, ref.source, ref.period, accounts);
+  const closed = await store.readPins(ref.tenant, ref.period, accounts);
+  const authority = await authorityOfClosed(store, ref, closed);
+  const pins = new Map(
+    [...closed]
+      .filter(([, pinned]) => authority(pinned) === ref.source)
+      .map(([accountId, pinned]) => [accountId, pinned[ref.source] ?? null]),
+  );
   if (pins.size === 0) {
     await store.recordLateCorrections(ref, undefined, sequence);
     return undefined;
