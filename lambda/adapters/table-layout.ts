@@ -144,6 +144,11 @@ export const diffSortKey = (switchedAt: string, executionId: string): string =>
 /** An export source's totals of one account, in the account's ledger partition. */
 export const snapshotSortKey = (source: string, executionId: string): string =>
   `${SNAPSHOT_PREFIX}${source}#${executionId}`;
+/** The export sources that became current for a (tenant, period): which ones may shadow each other. */
+export const periodSourcesKey = (tenant: string, period: string): { pk: string; sk: string } => ({
+  pk: `EXPORT-SOURCES#${tenant}#${period}`,
+  sk: 'SOURCES',
+});
 
 // Dedup table: every key starts with the stream name, so two streams never share a key. Within a
 // stream the three kinds cannot meet either: a cost claim ends in 64 hex digits, an alert claim in 24

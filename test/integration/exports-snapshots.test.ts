@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { exportPartitionKey } from '../../lambda/adapters/export-store';
 import { readAllTotals, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
+import { PeriodSources } from '../../lambda/adapters/period-sources';
+import { shadowingAfterSwitch } from '../../lambda/core/exports/shadowing';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { changeNotifications } from '../../lambda/core/exports/snapshot';
 import { useExportLedger } from '../support/file-fixtures';
@@ -471,6 +473,23 @@ describe('two exports of the same accounts under one tenant', () => {
     expect(await statement(prefix)).toEqual([
       { ...row(prefix, ACCOUNT, '25797.74', 2), shadowed: [shadowed] },
     ]);
+    // The switch of the shadowed export names the authoritative one (the chunk worker logs and counts it).
+    const periodSources = new PeriodSources({
+      client: ledger.dynamo,
+      ledgerTable: ledger.tables.ledgerTable,
+    });
+    expect(await shadowingAfterSwitch(periodSources, focus.planned.ref)).toEqual({
+      shadowedBy: [],
+      shadows: [],
+    });
+    expect(await shadowingAfterSwitch(periodSources, second.planned.ref)).toEqual({
+      shadowedBy: [focus.planned.ref.source],
+      shadows: [],
+    });
+    expect(await shadowingAfterSwitch(periodSources, focus.planned.ref)).toEqual({
+      shadowedBy: [],
+      shadows: [second.planned.ref.source],
+    });
     // An account only the second export covers counts from it.
     expect(await statement(prefix, OTHER_ACCOUNT)).toEqual([row(prefix, OTHER_ACCOUNT, '5', 1)]);
     expect(

@@ -26,6 +26,12 @@ import {
 import { changeNotifications } from './snapshot';
 import { declaredPrecedence, sourceOfKey, type ExportSource } from './source';
 import { parseTaskMessage, type ExportTaskMessage } from './task-message';
+import {
+  shadowingAfterSwitch,
+  shadowingNote,
+  type PeriodSourcesPort,
+  type Shadowing,
+} from './shadowing';
 
 export interface DiffNotifierPort {
   notifyOnce(key: string, message: ExportDiffMessage): Promise<'notified' | 'duplicate'>;
@@ -53,6 +59,8 @@ export interface TaskBatchOptions {
   defaultProvider: string;
   /** Books corrections of closed periods after each switch (absent: no correction pass). */
   corrections?: LateCorrectionDeps;
+  /** Ranks each switched source among the other exports of its period (absent: no check). */
+  periodSources?: PeriodSourcesPort;
 }
 
 export const DEFAULT_RESERVE_MS = 10_000;
@@ -187,7 +195,12 @@ export const processTaskBatch = (
         if (report.failed)
           throw new ValidationError('invalid-field', message.task.objectKey, report.failed);
         const notified = await notify(message.ref, report.switched, options);
+        const shadowing: Shadowing | undefined =
+          report.switched?.outcome === 'current' && options.periodSources
+            ? await shadowingAfterSwitch(options.periodSources, message.ref)
+            : undefined;
         refuseLateCorrections(message.ref, report.corrections);
+        const note = shadowing ? shadowingNote(shadowing) : '';
         const hash = `${message.ref.executionId}#${message.task.index}`;
         return {
           messageId,
@@ -195,7 +208,10 @@ export const processTaskBatch = (
           hash,
           reason: `${report.committed} committed, ${report.alreadyCommitted} already committed${
             report.switched ? `, ${report.switched.outcome}` : ''
-          }${notified > 0 ? `, ${notified} notified` : ''}${correctionsNote(report.corrections)}`,
+          }${notified > 0 ? `, ${notified} notified` : ''}${correctionsNote(report.corrections)}${
+            note === '' ? '' : `, ${note}`
+          }`,
+          ...(shadowing?.shadowedBy[0] ? { shadowedBy: shadowing.shadowedBy[0] } : {}),
         };
       },
     },

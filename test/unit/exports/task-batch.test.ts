@@ -168,6 +168,31 @@ describe('processTaskBatch', () => {
     ]);
   });
 
+  it('a switch of a source another export of the period outranks names that export in its result', async () => {
+    const { options } = setup(5);
+    const registered: string[] = [];
+    options.periodSources = {
+      register: (_tenant, _period, source) => {
+        registered.push(source);
+        return Promise.resolve();
+      },
+      ranks: () =>
+        Promise.resolve([
+          { source: 'exports/acme/cur', firstSwitchedAt: '2026-11-01T00:00:00.000Z' },
+          { source: ref.source, firstSwitchedAt: '2026-11-03T00:00:00.000Z' },
+        ]),
+    };
+    const outcome = await processTaskBatch([message()], options);
+    expect(registered).toEqual([ref.source]);
+    expect(outcome.results[0]).toMatchObject({
+      outcome: 'applied',
+      shadowedBy: 'exports/acme/cur',
+      reason: expect.stringContaining(
+        'shadowed by exports/acme/cur on the accounts both cover',
+      ) as string,
+    });
+  });
+
   it('a redelivered, finished task gets the stored diff again and does not notify twice', async () => {
     const { published, options } = setup(5);
     await processTaskBatch([message()], options);
