@@ -10,6 +10,7 @@ import {
 import { DEFAULT_TOTAL_SHARDS } from '../../contract/environment';
 import { subtractDecimals } from '../core/decimal';
 import { PeriodError } from '../core/errors';
+import { authoritativeSource, sourceRank } from '../core/export-authority';
 import { statementRows, type StatementRow } from '../core/ledger-total';
 import {
   bookingTarget,
@@ -265,6 +266,7 @@ export class DynamoPeriods implements PeriodPort {
           ...ledgerKey(pk, PERIOD_SK),
           ...scope,
           pinned,
+          ...(pins.authoritative ? { authoritative: S(pins.authoritative) } : {}),
           state: S('closed'),
           closedAt: S(closedAt),
           closedBy: S(by),
@@ -279,6 +281,7 @@ export class DynamoPeriods implements PeriodPort {
     const audit = this.auditPut(pk, periodAuditSortKey(closedAt, count, 'close'), {
       ...scope,
       pinned,
+      ...(pins.authoritative ? { authoritative: S(pins.authoritative) } : {}),
       action: S('close'),
       at: S(closedAt),
       by: S(by),
@@ -298,9 +301,14 @@ export class DynamoPeriods implements PeriodPort {
     key: PeriodKey,
     period: Item | undefined,
     snapshots: Item[],
-  ): Promise<{ pinned: Record<string, string>; checks: TransactWriteItem[] }> {
+  ): Promise<{
+    pinned: Record<string, string>;
+    authoritative?: string;
+    checks: TransactWriteItem[];
+  }> {
     if (period && periodInfoOf(period).closedOnce) {
-      return { pinned: periodInfoOf(period).pinned, checks: [] };
+      const { pinned, authoritative } = periodInfoOf(period);
+      return { pinned, ...(authoritative ? { authoritative } : {}), checks: [] };
     }
     const parts = snapshots.map(snapshotPartOf);
     const pointers = await readCurrentPointers(
@@ -308,10 +316,13 @@ export class DynamoPeriods implements PeriodPort {
       this.options.ledgerTable,
       parts,
     );
-    const pinned = Object.fromEntries(
-      pointers
-        .filter((pointer) => pointer.tenant === key.tenant && pointer.period === key.period)
-        .map((pointer) => [pointer.source, pointer.executionId]),
+    const mine = pointers.filter(
+      (pointer) => pointer.tenant === key.tenant && pointer.period === key.period,
+    );
+    const pinned = Object.fromEntries(mine.map((pointer) => [pointer.source, pointer.executionId]));
+    // Fixed by the first close (the checks below keep the pointers, hence their ranks, as read).
+    const authoritative = authoritativeSource(
+      mine.map((pointer) => sourceRank(pointer.source, pointer)),
     );
     const checks = [...new Set(parts.map((part) => part.source))].map(
       (source): TransactWriteItem => ({
@@ -327,7 +338,7 @@ export class DynamoPeriods implements PeriodPort {
         },
       }),
     );
-    return { pinned, checks };
+    return { pinned, ...(authoritative ? { authoritative } : {}), checks };
   }
 
   /**

@@ -56,6 +56,7 @@ import type {
 } from '../core/exports/run-task';
 import { diffSnapshots, type AccountDelta, type SnapshotDiff } from '../core/exports/snapshot';
 import type { LateCorrectionRecord, RejectedCorrection } from '../core/exports/late-corrections';
+import type { ClosedPins } from '../core/exports/late-correction-pass';
 import { decimalOf } from './dynamo-ledger';
 import { queryBySortKeyPrefix } from './paged-query';
 
@@ -440,15 +441,15 @@ export class ExportStore implements ExportStorePort {
 
   /**
    * What each account's period pinned when it was closed: source → execution, no entry for a source it
-   * had no snapshot of (accounts whose period was never closed are left out). One BatchGetItem of PERIOD
-   * items per 100 accounts.
+   * had no snapshot of, and the pinned source that close found authoritative (accounts whose period was
+   * never closed are left out). One BatchGetItem of PERIOD items per 100 accounts.
    */
   async readPins(
     tenant: string,
     period: string,
     accounts: readonly string[],
-  ): Promise<Map<string, Record<string, string>>> {
-    const pins = new Map<string, Record<string, string>>();
+  ): Promise<Map<string, ClosedPins>> {
+    const pins = new Map<string, ClosedPins>();
     let pending = accounts.map((accountId) =>
       ledgerKey(ledgerPartitionKeyOf(tenant, accountId, period), PERIOD_SK),
     );
@@ -459,7 +460,7 @@ export class ExportStore implements ExportStorePort {
             [this.table]: {
               Keys: pending.slice(0, BATCH_GET_LIMIT),
               ConsistentRead: true,
-              ProjectionExpression: 'accountId, pinned, closeCount',
+              ProjectionExpression: 'accountId, pinned, closeCount, authoritative',
             },
           },
         }),
@@ -468,10 +469,10 @@ export class ExportStore implements ExportStorePort {
         const accountId = item.accountId?.S;
         if (accountId && Number(item.closeCount?.N ?? '0') > 0) {
           const pinned = Object.entries(item.pinned?.M ?? {});
-          pins.set(
-            accountId,
-            Object.fromEntries(pinned.map(([source, id]) => [source, id.S ?? ''])),
-          );
+          pins.set(accountId, {
+            pinned: Object.fromEntries(pinned.map(([source, id]) => [source, id.S ?? ''])),
+            ...(item.authoritative?.S ? { authoritative: item.authoritative.S } : {}),
+          });
         }
       }
       const unprocessed = (response.UnprocessedKeys?.[this.table]?.Keys ?? []) as typeof pending;

@@ -119,6 +119,7 @@ export const periodInfoOf = (item: Record<string, AttributeValue>): PeriodInfo =
   pinned: Object.fromEntries(
     Object.entries(item.pinned?.M ?? {}).map(([source, value]) => [source, value.S ?? '']),
   ),
+  ...(item.authoritative?.S ? { authoritative: item.authoritative.S } : {}),
 });
 
 const chargeOf = (item: Record<string, AttributeValue>): LedgerCharge => ({

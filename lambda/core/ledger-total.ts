@@ -80,6 +80,8 @@ export interface PeriodInfo {
   closedOnce: boolean;
   /** Export source → the execution that was current when the period was first closed. */
   pinned: Record<string, string>;
+  /** The pinned source the first close found authoritative: it stays so, whatever ranks change later. */
+  authoritative?: string;
 }
 
 const sourceKey = (tenant: string, source: string, period: string): string =>
@@ -165,7 +167,10 @@ export const statementRows = (
     byAccountPeriod.set(key, [...(byAccountPeriod.get(key) ?? []), part]);
   }
   for (const parts of byAccountPeriod.values()) {
-    const authoritative = authoritativeSource(parts.map(rankOf));
+    const fixed = periodInfo.get(accountPeriodKey(parts[0]))?.authoritative;
+    const authoritative = parts.some((part) => part.source === fixed)
+      ? fixed
+      : authoritativeSource(parts.map(rankOf));
     for (const part of parts) {
       for (const [currency, totals] of Object.entries(part.totals)) {
         const scope = {

@@ -551,12 +551,14 @@ describe('two exports of the same accounts, closed', () => {
     expect(atClose.totalsAtClose).toEqual([{ currency: 'USD', total: '25797.74', charges: 1 }]);
     expect(Object.values(await pinOf(tenant, A)).sort()).toEqual(['f1', 's1']);
 
-    // The shadowed export changes after the close: nothing is booked for it.
+    // The shadowed export changes after the close, now declared first: the close's choice stays, and
+    // nothing is booked for it.
     const shadowed = await deliver(
       ledger.store,
       named(tenant, 'second', 's2', [line('16100.00', A, 0)]),
-      { corrections: deps },
+      { corrections: deps, precedence: 0 },
     );
+    expect(await totalOf(tenant, A, OCT)).toBe('25797.74');
     expect(shadowed.reports.at(-1)?.switched).toMatchObject({ outcome: 'current' });
     expect(shadowed.reports.at(-1)?.corrections).toBeUndefined();
     expect(await statement(tenant, A, NOV)).toEqual([]);

@@ -28,20 +28,25 @@ import {
 } from './late-corrections';
 import type { CurrentPointer, ExecutionRef } from './run-task';
 
+/** What the first close of an account-period fixed of its export sources. */
+export interface ClosedPins {
+  /** Source → execution; a source it closed with no snapshot of is absent and counts nothing there. */
+  pinned: Record<string, string>;
+  /** The pinned source that close found authoritative (absent on periods closed before it was kept). */
+  authoritative?: string;
+}
+
 export interface LateCorrectionStorePort {
   readCurrent(tenant: string, source: string, period: string): Promise<CurrentPointer | undefined>;
   readExecution(ref: ExecutionRef): Promise<{ lateCorrections?: LateCorrectionRecord } | undefined>;
   /** An execution's exact totals per account, currency (and service). */
   readSnapshotTotals(ref: ExecutionRef): Promise<ChargeTotals>;
-  /**
-   * account → what its period pinned at close (source → execution; a source it closed with no snapshot
-   * of is absent and counts nothing there); accounts whose period never closed are absent.
-   */
+  /** account → what its first close pinned; accounts whose period never closed are absent. */
   readPins(
     tenant: string,
     period: string,
     accounts: readonly string[],
-  ): Promise<Map<string, Record<string, string>>>;
+  ): Promise<Map<string, ClosedPins>>;
   /** Stores the pass's record on the execution and marks the pointer corrected up to its sequence. */
   recordLateCorrections(
     ref: ExecutionRef,
@@ -142,20 +147,28 @@ const partOf = (totals: ChargeTotals, accountId: string): Parts =>
   Object.prototype.hasOwnProperty.call(totals, accountId) ? totals[accountId] : {};
 
 /**
- * The authoritative source of a closed account-period from what it pinned: the best ranked pinned
- * source; `ref`'s own source when nothing was pinned (it is the only one to correct it).
+ * The authoritative source of a closed account-period: the one its first close recorded, else (closed
+ * before it was recorded) the best ranked pinned source; `ref`'s own source when nothing was pinned (it
+ * is the only one to correct it).
  */
 const authorityOfClosed = async (
   store: LateCorrectionStorePort,
   ref: ExecutionRef,
-  closed: ReadonlyMap<string, Record<string, string>>,
-): Promise<(pinned: Record<string, string>) => string> => {
-  const sources = [...new Set([...closed.values()].flatMap((pinned) => Object.keys(pinned)))];
+  closed: ReadonlyMap<string, ClosedPins>,
+): Promise<(pins: ClosedPins) => string> => {
+  const sources = [
+    ...new Set(
+      [...closed.values()]
+        .filter((pins) => pins.authoritative === undefined)
+        .flatMap((pins) => Object.keys(pins.pinned)),
+    ),
+  ];
   const ranks = new Map<string, SourceRank>();
   for (const source of sources) {
     ranks.set(source, sourceRank(source, await store.readCurrent(ref.tenant, source, ref.period)));
   }
-  return (pinned) =>
+  return ({ pinned, authoritative }) =>
+    authoritative ??
     authoritativeSource(Object.keys(pinned).map((source) => ranks.get(source) ?? { source })) ??
     ref.source;
 };
@@ -192,8 +205,8 @@ export const correctClosedPeriods = async (
   const authority = await authorityOfClosed(store, ref, closed);
   const pins = new Map(
     [...closed]
-      .filter(([, pinned]) => authority(pinned) === ref.source)
-      .map(([accountId, pinned]) => [accountId, pinned[ref.source] ?? null]),
+      .filter(([, pins]) => authority(pins) === ref.source)
+      .map(([accountId, pins]) => [accountId, pins.pinned[ref.source] ?? null]),
   );
   if (pins.size === 0) {
     await store.recordLateCorrections(ref, undefined, sequence);

@@ -113,7 +113,13 @@ describe('statementRows with two exports of the same accounts', () => {
       {
         total: '16045.09',
         shadowed: [
-          { source: FOCUS, executionId: 'f-1', total: '25797.74', charges: 1, authoritative: SECOND },
+          {
+            source: FOCUS,
+            executionId: 'f-1',
+            total: '25797.74',
+            charges: 1,
+            authoritative: SECOND,
+          },
         ],
       },
     ]);
@@ -192,6 +198,25 @@ describe('statementRows with two exports of the same accounts', () => {
         ],
       },
     ]);
+  });
+
+  it('a closed period keeps the authoritative source its first close recorded, whatever ranks say now', () => {
+    const closed: PeriodInfo = {
+      tenant: 'acme',
+      accountId: '111',
+      period: '2026-11',
+      state: 'closed',
+      closedOnce: true,
+      pinned: { [FOCUS]: 'f-1', [SECOND]: 's-1' },
+      authoritative: SECOND,
+    };
+    const rows = statementRows(
+      [],
+      [part(FOCUS, 'f-1', '111', '25797.74'), part(SECOND, 's-1', '111', '16045.09')],
+      [pointer(FOCUS, 'f-1', { precedence: 0 }), pointer(SECOND, 's-1')],
+      [closed],
+    );
+    expect(rows.map(({ total }) => total)).toEqual(['16045.09']);
   });
 
   it('a shadowed currency the authoritative export lacks is a zero row that lists it', () => {
