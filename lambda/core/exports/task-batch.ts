@@ -111,6 +111,7 @@ const notify = async (
   ref: ExecutionRef,
   switched: SwitchOutcome | undefined,
   options: TaskBatchOptions,
+  shadowedBy: string | undefined,
 ): Promise<number> => {
   if (switched?.outcome !== 'current') return 0;
   const changes = changeNotifications(switched.diff, {
@@ -124,6 +125,7 @@ const notify = async (
       ref,
       previousExecutionId: switched.diff.previousExecutionId,
       switchedAt: switched.switchedAt,
+      ...(shadowedBy ? { shadowedBy } : {}),
     });
     if ((await options.notifier.notifyOnce(exportDiffKey(ref, change), message)) === 'notified') {
       notified += 1;
@@ -194,11 +196,16 @@ export const processTaskBatch = (
         });
         if (report.failed)
           throw new ValidationError('invalid-field', message.task.objectKey, report.failed);
-        const notified = await notify(message.ref, report.switched, options);
         const shadowing: Shadowing | undefined =
           report.switched?.outcome === 'current' && options.periodSources
             ? await shadowingAfterSwitch(options.periodSources, message.ref)
             : undefined;
+        const notified = await notify(
+          message.ref,
+          report.switched,
+          options,
+          shadowing?.shadowedBy[0],
+        );
         refuseLateCorrections(message.ref, report.corrections);
         const note = shadowing ? shadowingNote(shadowing) : '';
         const hash = `${message.ref.executionId}#${message.task.index}`;

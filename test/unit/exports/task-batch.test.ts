@@ -151,6 +151,7 @@ describe('processTaskBatch', () => {
       account: '200000000011',
     });
     expect(notification.body).toContain('+6.60 USD since the previous export; EC2 +6.60');
+    expect(notification.body).not.toContain('Shadowed');
     expect(notification.subject).toBe('Billing export changed: acme 2026-11 200000000011 USD');
   });
 
@@ -168,8 +169,8 @@ describe('processTaskBatch', () => {
     ]);
   });
 
-  it('a switch of a source another export of the period outranks names that export in its result', async () => {
-    const { options } = setup(5);
+  it('a switch of a source another export of the period outranks names that export in its result and notification', async () => {
+    const { options, published } = setup(5);
     const registered: string[] = [];
     options.periodSources = {
       register: (_tenant, _period, source) => {
@@ -184,6 +185,9 @@ describe('processTaskBatch', () => {
     };
     const outcome = await processTaskBatch([message()], options);
     expect(registered).toEqual([ref.source]);
+    expect([...published.values()][0].body).toContain(
+      'Shadowed: export source exports/acme/cur ranks above this one for the period. Where it also covers this account, the ledger counts it and this change is not in the total.',
+    );
     expect(outcome.results[0]).toMatchObject({
       outcome: 'applied',
       shadowedBy: 'exports/acme/cur',
