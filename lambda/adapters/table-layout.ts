@@ -146,8 +146,8 @@ export const snapshotSortKey = (source: string, executionId: string): string =>
   `${SNAPSHOT_PREFIX}${source}#${executionId}`;
 /**
  * The export sources that became current for a (tenant, period): which ones may shadow each other. Under
- * `EXPORT#` like the execution partitions (the chunk worker's grant); a source id always holds a `/`, so
- * it never meets `EXPORT#<tenant>#<source>#<period>`.
+ * `EXPORT#` like the execution partitions (the chunk worker's grant); tenants, source ids (`#` escaped)
+ * and periods hold no `#`, so it never meets `EXPORT#<tenant>#<source>#<period>`.
  */
 export const periodSourcesKey = (tenant: string, period: string): { pk: string; sk: string } => ({
   pk: `${EXPORT_PREFIX}${tenant}#${period}`,
