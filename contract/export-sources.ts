@@ -13,6 +13,11 @@ export interface ExportSourceConfig {
   readonly prefix: string;
   /** Provider slug for rows without ProviderName (default `aws`). */
   readonly source?: string;
+  /**
+   * Export names under the prefix (paths below it), most authoritative first: where two exports cover
+   * the same account and period, the first listed counts and the other is shadowed.
+   */
+  readonly precedence?: readonly string[];
 }
 
 export const EXPORT_SOURCES_KEY = 'exportSources';
@@ -30,11 +35,30 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const hasDotSegment = (prefix: string): boolean =>
   prefix.split('/').some((segment) => segment === '.' || segment === '..');
 
+/** Export names (paths below the prefix), each once: `["focus-main", "legacy-cur"]`. */
+const precedenceAt = (value: unknown, index: number): string[] => {
+  const names = Array.isArray(value) ? value : [];
+  const bad = names.findIndex(
+    (name) => typeof name !== 'string' || !PREFIX.test(`${name}/`) || hasDotSegment(name),
+  );
+  if (!Array.isArray(value) || names.length === 0 || bad !== -1) {
+    throw problem(
+      index,
+      'precedence',
+      'must be a non-empty list of export names under the prefix, most authoritative first (e.g. ["focus-main", "legacy-cur"])',
+    );
+  }
+  const repeated = names.find((name, at) => names.indexOf(name) !== at) as string | undefined;
+  if (repeated !== undefined) throw problem(index, 'precedence', `names "${repeated}" twice`);
+  return names as string[];
+};
+
 const sourceAt = (value: unknown, index: number): ExportSourceConfig => {
   if (!isRecord(value)) throw problem(index, '', 'must be an object { tenant, prefix, source? }');
-  const unknown = Object.keys(value).filter((key) => !['tenant', 'prefix', 'source'].includes(key));
+  const known = ['tenant', 'prefix', 'source', 'precedence'];
+  const unknown = Object.keys(value).filter((key) => !known.includes(key));
   if (unknown.length > 0) throw problem(index, unknown[0], 'is not a known field');
-  const { tenant, prefix, source } = value;
+  const { tenant, prefix, source, precedence } = value;
   if (typeof tenant !== 'string' || !SLUG.test(tenant)) {
     throw problem(index, 'tenant', slugProblem('tenant', tenant));
   }
@@ -48,7 +72,12 @@ const sourceAt = (value: unknown, index: number): ExportSourceConfig => {
   if (source !== undefined && (typeof source !== 'string' || !SLUG.test(source))) {
     throw problem(index, 'source', slugProblem('source', source));
   }
-  return { tenant, prefix, ...(source === undefined ? {} : { source }) };
+  return {
+    tenant,
+    prefix,
+    ...(source === undefined ? {} : { source }),
+    ...(precedence === undefined ? {} : { precedence: precedenceAt(precedence, index) }),
+  };
 };
 
 /**

@@ -326,13 +326,15 @@ export const CONFIG_RULES = {
   }),
   exportSources: rule<readonly ExportSourceConfig[]>({
     parser: jsonValue(
-      'JSON list of `{"tenant", "prefix", "source"?}`: tenant slug, key prefix ending in `/`, provider slug',
+      'JSON list of `{"tenant", "prefix", "source"?, "precedence"?}`: tenant slug, key prefix ending in `/`, provider slug, export names',
       exportSourcesWithinEnvironmentLimit,
     ),
     default: [],
     doc:
       'which tenant owns which key prefix of the export bucket (the S3 path prefix of a Data Export); prefixes ' +
       `must not contain one another; \`source\` is the provider of rows without ProviderName (default \`${DEFAULT_EXPORT_PROVIDER}\`). ` +
+      'Where two exports of a tenant cover the same account and month only one counts: `precedence` lists export names ' +
+      'under the prefix, most authoritative first; without it the export that became current first for the month counts. ' +
       'Empty: every delivered manifest is dead-lettered with a reason naming this key',
   }),
   exportBucketName: rule<string | undefined>({

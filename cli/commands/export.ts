@@ -6,6 +6,7 @@ import {
   type BuiltManifest,
 } from '../../lambda/core/exports/manifest';
 import { signedAmount, parseThreshold } from '../../lambda/core/exports/snapshot';
+import type { Shadowing } from '../../lambda/core/exports/shadowing';
 import { EXIT, UsageError } from '../errors';
 import { json, plural, table } from '../format';
 import { validatePeriod, validateTenant } from '../operations/ledger';
@@ -198,6 +199,18 @@ const lateCorrectionLines = ({ executionId, lateCorrections }: ExecutionStatus):
   return lines;
 };
 
+/** Which export counts where two exports of the period cover the same account (docs/exports.md). */
+const shadowingLines = (shadowing: Shadowing | undefined): string[] => [
+  ...(shadowing?.shadowedBy.length
+    ? [
+        `  shadowed by ${shadowing.shadowedBy[0]} on the accounts both cover: kept and shown, never added (exportSources[].precedence decides, else the export current first)`,
+      ]
+    : []),
+  ...(shadowing?.shadows.length
+    ? [`  authoritative over ${shadowing.shadows.join(', ')} on the accounts they share with it`]
+    : []),
+];
+
 /** `billing-dedup export status`: the executions of a period per source, newest first. */
 export const exportStatusCommand = async (
   flags: ExportStatusFlags,
@@ -222,9 +235,10 @@ export const exportStatusCommand = async (
     );
     return EXIT.ok;
   }
-  const blocks = withExecutions.map(({ source, executions }) =>
+  const blocks = withExecutions.map(({ source, executions, shadowing }) =>
     [
       `Source ${source}, tenant ${scope.tenant}, period ${scope.period}: ${plural(executions.length, 'execution')}, newest first`,
+      ...shadowingLines(shadowing),
       table(
         ['execution', 'status', 'tasks', 'rows', 'rejected', 'created', 'switched'],
         executions.map((execution) => [

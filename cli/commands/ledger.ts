@@ -42,6 +42,22 @@ const correctionLines = (statement: Statement): string[] => {
   ];
 };
 
+/** Snapshots of other exports of the account, left out of the totals (docs/exports.md). */
+const shadowedLines = (statement: Statement): string[] => {
+  const shadowed = statement.totals.flatMap((t) =>
+    (t.shadowed ?? []).map((s) => ({ ...s, currency: t.currency })),
+  );
+  if (shadowed.length === 0) return [];
+  return [
+    '',
+    'Shadowed exports (the same spend seen by another export: kept, not in the totals above):',
+    ...shadowed.map(
+      (s) =>
+        `  ${s.currency} ${s.total} (${plural(s.charges, 'charge')}) from ${s.source} execution ${s.executionId}; ${s.authoritative} counts instead`,
+    ),
+  ];
+};
+
 const chargeNote = (charge: LedgerCharge, period: string): string =>
   [
     ...(charge.bookedIn && charge.bookedIn !== period ? [`booked in ${charge.bookedIn}`] : []),
@@ -125,6 +141,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
           ['left', 'right', 'right', 'left', 'left'],
         ),
         ...correctionLines(statement),
+        ...shadowedLines(statement),
         '',
         `Charges (${statement.charges.length}):`,
         table(

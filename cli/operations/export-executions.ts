@@ -11,7 +11,10 @@ import {
   type ExecutionRejections,
   type StoredDiff,
 } from '../../lambda/adapters/export-store';
+import { PeriodSources } from '../../lambda/adapters/period-sources';
+import { sourceRank } from '../../lambda/core/export-authority';
 import { sourceIdOf } from '../../lambda/core/exports/plan';
+import { shadowingAmong, type Shadowing } from '../../lambda/core/exports/shadowing';
 import { changeNotifications, type ChangeNotification } from '../../lambda/core/exports/snapshot';
 
 export interface ExecutionStatus extends ExecutionRecord {
@@ -21,6 +24,8 @@ export interface ExecutionStatus extends ExecutionRecord {
 export interface SourceStatus {
   source: string;
   executions: ExecutionStatus[];
+  /** Where the source stands among the period's exports; absent while none of its executions is current. */
+  shadowing?: Shadowing;
 }
 
 export interface DiffReport extends StoredDiff {
@@ -78,11 +83,30 @@ export const readExportStatus = async (
   scope: { tenant: string; period: string; sources: readonly string[] },
 ): Promise<SourceStatus[]> => {
   const store = new ExportStore({ client: dynamo, ledgerTable });
+  const pointers = new Map(
+    await Promise.all(
+      scope.sources.map(
+        async (source) =>
+          [source, await store.readCurrent(scope.tenant, source, scope.period)] as const,
+      ),
+    ),
+  );
+  // The listed sources, and those of the period listed elsewhere (another prefix, a given --source).
+  const registered = await new PeriodSources({ client: dynamo, ledgerTable }).ranks(
+    scope.tenant,
+    scope.period,
+  );
+  const ranks = [
+    ...[...pointers].flatMap(([source, pointer]) => (pointer ? [sourceRank(source, pointer)] : [])),
+    ...registered.filter((rank) => !pointers.has(rank.source)),
+  ];
   return Promise.all(
     scope.sources.map(async (source) => {
       const executions = await store.listExecutions(scope.tenant, source, scope.period);
+      const pointer = pointers.get(source);
       return {
         source,
+        ...(pointer ? { shadowing: shadowingAmong(ranks, sourceRank(source, pointer)) } : {}),
         executions: await Promise.all(
           newestFirst(executions).map(async (execution) =>
             execution.rejectedRows > 0

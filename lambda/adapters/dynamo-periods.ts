@@ -11,6 +11,7 @@ import { DEFAULT_TOTAL_SHARDS } from '../../contract/environment';
 import { subtractDecimals } from '../core/decimal';
 import { PeriodError } from '../core/errors';
 import { closeRefusal } from '../core/period-close-rule';
+import { authoritativeSource, sourceRank } from '../core/export-authority';
 import { statementRows, type StatementRow } from '../core/ledger-total';
 import {
   bookingTarget,
@@ -283,6 +284,7 @@ export class DynamoPeriods implements PeriodPort {
           ...ledgerKey(pk, PERIOD_SK),
           ...scope,
           pinned,
+          ...(pins.authoritative ? { authoritative: S(pins.authoritative) } : {}),
           state: S('closed'),
           closedAt: S(closedAt),
           closedBy: S(by),
@@ -297,6 +299,7 @@ export class DynamoPeriods implements PeriodPort {
     const audit = this.auditPut(pk, periodAuditSortKey(closedAt, count, 'close'), {
       ...scope,
       pinned,
+      ...(pins.authoritative ? { authoritative: S(pins.authoritative) } : {}),
       action: S('close'),
       at: S(closedAt),
       by: S(by),
@@ -316,9 +319,14 @@ export class DynamoPeriods implements PeriodPort {
     key: PeriodKey,
     period: Item | undefined,
     snapshots: Item[],
-  ): Promise<{ pinned: Record<string, string>; checks: TransactWriteItem[] }> {
+  ): Promise<{
+    pinned: Record<string, string>;
+    authoritative?: string;
+    checks: TransactWriteItem[];
+  }> {
     if (period && periodInfoOf(period).closedOnce) {
-      return { pinned: periodInfoOf(period).pinned, checks: [] };
+      const { pinned, authoritative } = periodInfoOf(period);
+      return { pinned, ...(authoritative ? { authoritative } : {}), checks: [] };
     }
     const parts = snapshots.map(snapshotPartOf);
     const pointers = await readCurrentPointers(
@@ -326,10 +334,13 @@ export class DynamoPeriods implements PeriodPort {
       this.options.ledgerTable,
       parts,
     );
-    const pinned = Object.fromEntries(
-      pointers
-        .filter((pointer) => pointer.tenant === key.tenant && pointer.period === key.period)
-        .map((pointer) => [pointer.source, pointer.executionId]),
+    const mine = pointers.filter(
+      (pointer) => pointer.tenant === key.tenant && pointer.period === key.period,
+    );
+    const pinned = Object.fromEntries(mine.map((pointer) => [pointer.source, pointer.executionId]));
+    // Fixed by the first close (the checks below keep the pointers, hence their ranks, as read).
+    const authoritative = authoritativeSource(
+      mine.map((pointer) => sourceRank(pointer.source, pointer)),
     );
     const checks = [...new Set(parts.map((part) => part.source))].map(
       (source): TransactWriteItem => ({
@@ -345,7 +356,7 @@ export class DynamoPeriods implements PeriodPort {
         },
       }),
     );
-    return { pinned, checks };
+    return { pinned, ...(authoritative ? { authoritative } : {}), checks };
   }
 
   /**
@@ -359,13 +370,13 @@ export class DynamoPeriods implements PeriodPort {
     if (period?.state?.S !== 'closed' || period.totalsAtClose !== undefined) {
       return statusOf(key, period, []);
     }
+    const parts = snapshots.map(snapshotPartOf);
+    // The pointers only rank the pinned sources (which one is authoritative); the pins say what counts.
+    const pointers = await readCurrentPointers(this.options.client, table, parts);
     const totalsAtClose = totalsMap(
-      statementRows(
-        totals.flatMap(streamTotalsOf),
-        snapshots.map(snapshotPartOf),
-        [],
-        [periodInfoOf(period)],
-      ).map(({ currency, total, charges }) => ({ currency, total, charges })),
+      statementRows(totals.flatMap(streamTotalsOf), parts, pointers, [periodInfoOf(period)]).map(
+        ({ currency, total, charges }) => ({ currency, total, charges }),
+      ),
     );
     const count = period.closeCount ?? N(0);
     const codes = await this.transact([

@@ -37,6 +37,7 @@ export const exportSettings = (env: EnvironmentSource): ExportSettings => {
         bucket,
         prefix: source.prefix.replace(/\/$/, ''),
         ...(source.source ? { source: source.source } : {}),
+        ...(source.precedence ? { precedence: source.precedence } : {}),
       }),
     ),
     ledgerTable: readRequired(env, ENV.ledgerTableName),

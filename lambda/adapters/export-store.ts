@@ -56,6 +56,7 @@ import type {
 } from '../core/exports/run-task';
 import { diffSnapshots, type AccountDelta, type SnapshotDiff } from '../core/exports/snapshot';
 import type { LateCorrectionRecord, RejectedCorrection } from '../core/exports/late-corrections';
+import type { ClosedPins } from '../core/exports/late-correction-pass';
 import { decimalOf } from './dynamo-ledger';
 import { queryBySortKeyPrefix } from './paged-query';
 
@@ -112,6 +113,26 @@ const POINTER_SET =
   'SET executionId = :id, #order = :order, switchedAt = :at, tenant = :tenant, #source = :source, #period = :period';
 /** Every switch adds 1: the switch sequence of a (tenant, source, period), the version of its corrections. */
 const POINTER_ADD = 'ADD switchSeq :one';
+/**
+ * The first switch of a (tenant, source, period) records when the source became current first (the
+ * ledger total's default authority, core/export-authority.ts); later switches never move it, and a
+ * pointer first switched before it existed stays without it. The declared precedence is the config's
+ * as of the latest switch.
+ */
+const pointerUpdate = (hasCurrent: boolean, declared: boolean): string => {
+  const set = [
+    POINTER_SET,
+    ...(hasCurrent
+      ? ['previousExecutionId = :previous']
+      : ['firstSwitchedAt = if_not_exists(firstSwitchedAt, :at)']),
+    ...(declared ? ['#precedence = :precedence'] : []),
+  ].join(', ');
+  const remove = [
+    ...(hasCurrent ? [] : ['previousExecutionId']),
+    ...(declared ? [] : ['#precedence']),
+  ];
+  return `${set}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''} ${POINTER_ADD}`;
+};
 const CONTENDED_ATTEMPTS = 5;
 const SWITCH_ATTEMPTS = 8;
 const BATCH_WRITE_LIMIT = 25;
@@ -182,6 +203,8 @@ const pointerOf = (item: Record<string, AttributeValue>): CurrentPointer => ({
   ...(item.previousExecutionId?.S ? { previousExecutionId: item.previousExecutionId.S } : {}),
   sequence: count(item.switchSeq),
   correctedSequence: count(item.correctedSeq),
+  ...(item.firstSwitchedAt?.S ? { firstSwitchedAt: item.firstSwitchedAt.S } : {}),
+  ...(item.precedence?.N ? { precedence: Number(item.precedence.N) } : {}),
 });
 
 const executionOf = (item: Record<string, AttributeValue>): ExecutionRecord => ({
@@ -417,17 +440,16 @@ export class ExportStore implements ExportStorePort {
   }
 
   /**
-   * The execution each account's period pinned for `source` when it was closed, null when it closed with
-   * no snapshot of it (accounts whose period was never closed are left out). One BatchGetItem of PERIOD
-   * items per 100 accounts.
+   * What each account's period pinned when it was closed: source → execution, no entry for a source it
+   * had no snapshot of, and the pinned source that close found authoritative (accounts whose period was
+   * never closed are left out). One BatchGetItem of PERIOD items per 100 accounts.
    */
   async readPins(
     tenant: string,
-    source: string,
     period: string,
     accounts: readonly string[],
-  ): Promise<Map<string, string | null>> {
-    const pins = new Map<string, string | null>();
+  ): Promise<Map<string, ClosedPins>> {
+    const pins = new Map<string, ClosedPins>();
     let pending = accounts.map((accountId) =>
       ledgerKey(ledgerPartitionKeyOf(tenant, accountId, period), PERIOD_SK),
     );
@@ -438,7 +460,7 @@ export class ExportStore implements ExportStorePort {
             [this.table]: {
               Keys: pending.slice(0, BATCH_GET_LIMIT),
               ConsistentRead: true,
-              ProjectionExpression: 'accountId, pinned, closeCount',
+              ProjectionExpression: 'accountId, pinned, closeCount, authoritative',
             },
           },
         }),
@@ -446,7 +468,11 @@ export class ExportStore implements ExportStorePort {
       for (const item of response.Responses?.[this.table] ?? []) {
         const accountId = item.accountId?.S;
         if (accountId && Number(item.closeCount?.N ?? '0') > 0) {
-          pins.set(accountId, item.pinned?.M?.[source]?.S ?? null);
+          const pinned = Object.entries(item.pinned?.M ?? {});
+          pins.set(accountId, {
+            pinned: Object.fromEntries(pinned.map(([source, id]) => [source, id.S ?? ''])),
+            ...(item.authoritative?.S ? { authoritative: item.authoritative.S } : {}),
+          });
         }
       }
       const unprocessed = (response.UnprocessedKeys?.[this.table]?.Keys ?? []) as typeof pending;
@@ -700,7 +726,7 @@ export class ExportStore implements ExportStorePort {
    * pointer still being the one read — marks both executions and records the diff. A lost race
    * re-reads and decides again; an older execution is `superseded` and changes nothing.
    */
-  async switchIfNewer(ref: ExecutionRef): Promise<SwitchOutcome> {
+  async switchIfNewer(ref: ExecutionRef, precedence?: number): Promise<SwitchOutcome> {
     const execution = await this.readExecution(ref);
     if (!execution) throw new Error(`execution ${ref.executionId} of ${pkOf(ref)} has no plan`);
     if (execution.tasksDone < execution.tasksTotal || execution.status === 'failed') {
@@ -739,7 +765,10 @@ export class ExportStore implements ExportStorePort {
       try {
         await this.options.client.send(
           new TransactWriteItemsCommand({
-            TransactItems: await this.switchTransaction(ref, execution, current, diff, switchedAt),
+            TransactItems: await this.switchTransaction(ref, execution, current, diff, {
+              switchedAt,
+              precedence,
+            }),
           }),
         );
         return { outcome: 'current', diff, switchedAt, sequence: (current?.sequence ?? 0) + 1 };
@@ -759,7 +788,7 @@ export class ExportStore implements ExportStorePort {
     execution: ExecutionRecord,
     current: { executionId: string } | undefined,
     diff: SnapshotDiff,
-    switchedAt: string,
+    { switchedAt, precedence }: { switchedAt: string; precedence: number | undefined },
   ): Promise<TransactWriteItem[]> {
     const pk = pkOf(ref);
     const rejections = await this.readRejections(ref);
@@ -768,13 +797,16 @@ export class ExportStore implements ExportStorePort {
         Update: {
           TableName: this.table,
           Key: ledgerKey(pk, CURRENT_SK),
-          UpdateExpression: current
-            ? `${POINTER_SET}, previousExecutionId = :previous ${POINTER_ADD}`
-            : `${POINTER_SET} REMOVE previousExecutionId ${POINTER_ADD}`,
+          UpdateExpression: pointerUpdate(current !== undefined, precedence !== undefined),
           ConditionExpression: current
             ? 'executionId = :previous'
             : 'attribute_not_exists(executionId)',
-          ExpressionAttributeNames: { '#order': 'order', '#source': 'source', '#period': 'period' },
+          ExpressionAttributeNames: {
+            '#order': 'order',
+            '#source': 'source',
+            '#period': 'period',
+            '#precedence': 'precedence',
+          },
           ExpressionAttributeValues: {
             ':id': S(ref.executionId),
             ':order': S(execution.order),
@@ -783,6 +815,7 @@ export class ExportStore implements ExportStorePort {
             ':period': S(ref.period),
             ':at': S(switchedAt),
             ':one': N(1),
+            ...(precedence === undefined ? {} : { ':precedence': N(precedence) }),
             ...(current ? { ':previous': S(current.executionId) } : {}),
           },
         },

@@ -32,7 +32,7 @@ import {
 
 /** Read side of the ledger table for statements and reports: exact decimal strings, never floats. */
 
-/** A statement row: a stream total, or one with the current export snapshots added. */
+/** A statement row: a stream total, or one with its authoritative export snapshot added. */
 export type LedgerTotal = StatementRow;
 
 export interface LedgerCharge {
@@ -119,6 +119,7 @@ export const periodInfoOf = (item: Record<string, AttributeValue>): PeriodInfo =
   pinned: Object.fromEntries(
     Object.entries(item.pinned?.M ?? {}).map(([source, value]) => [source, value.S ?? '']),
   ),
+  ...(item.authoritative?.S ? { authoritative: item.authoritative.S } : {}),
 });
 
 const chargeOf = (item: Record<string, AttributeValue>): LedgerCharge => ({
@@ -154,6 +155,8 @@ const currentOf = (item: Record<string, AttributeValue>): CurrentSnapshot => ({
   source: item.source?.S ?? '',
   period: item.period?.S ?? '',
   executionId: item.executionId?.S ?? '',
+  ...(item.firstSwitchedAt?.S ? { firstSwitchedAt: item.firstSwitchedAt.S } : {}),
+  ...(item.precedence?.N ? { precedence: Number(item.precedence.N) } : {}),
 });
 
 /** The CURRENT pointers of the export sources the snapshot items name (one BatchGetItem per 100). */

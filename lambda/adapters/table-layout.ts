@@ -158,6 +158,15 @@ export const diffSortKey = (switchedAt: string, executionId: string): string =>
 /** An export source's totals of one account, in the account's ledger partition. */
 export const snapshotSortKey = (source: string, executionId: string): string =>
   `${SNAPSHOT_PREFIX}${source}#${executionId}`;
+/**
+ * The export sources that became current for a (tenant, period): which ones may shadow each other. Under
+ * `EXPORT#` like the execution partitions (the chunk worker's grant); tenants, source ids (`#` escaped)
+ * and periods hold no `#`, so it never meets `EXPORT#<tenant>#<source>#<period>`.
+ */
+export const periodSourcesKey = (tenant: string, period: string): { pk: string; sk: string } => ({
+  pk: `${EXPORT_PREFIX}${tenant}#${period}`,
+  sk: 'SOURCES',
+});
 
 /** The kind of an account-period partition's item, by its sort key (undefined: a kind no rule needs). */
 export const partitionItemKindOf = (sk: string): PartitionItemKind | undefined => {

@@ -3,15 +3,19 @@
  *
  *   total(tenant, account, period, currency) = Σ the period's stream total items (its shards, and the
  *     per-currency items of earlier versions)
- *     + Σ over export sources of that source's snapshot for the account: the execution pinned on the
- *       period when it was first closed; nothing for a source with no pin once the period has been
- *       closed (it had no snapshot then); the source's CURRENT one while the period was never closed.
+ *     + the snapshot for the account of its authoritative export source (core/export-authority.ts),
+ *       where each source's snapshot is the execution pinned on the period when it was first closed;
+ *       nothing for a source with no pin once the period has been closed (it had no snapshot then);
+ *       the source's CURRENT one while the period was never closed.
  *
- * Charges add up the same way (stream charges + the snapshot's valid rows). A snapshot item of any
- * other execution of its source counts for nothing. A stream total may carry corrections: the part of
+ * Two exports of the same account are two views of the same spend: only the authoritative one counts;
+ * the snapshots of the other sources are shadowed (listed on the row, never added). Charges add up the
+ * same way (stream charges + the snapshot's valid rows). A snapshot item of any other execution of its
+ * source counts for nothing. A stream total may carry corrections: the part of
  * it booked here for a closed earlier period (already in the total, listed so statements show it).
  */
 import { addDecimals } from './decimal';
+import { authoritativeSource, sourceRank, type SourceRank } from './export-authority';
 import type { PeriodState } from './ports';
 
 /** Part of a row's total booked in it as a correction of the closed period `of`. */
@@ -32,6 +36,19 @@ export interface StatementRow {
   status?: PeriodState;
   /** Corrections included in `total` (by corrected period); absent when there are none. */
   corrections?: Correction[];
+  /** Snapshots of other export sources of the account, left out of `total`; absent when none. */
+  shadowed?: ShadowedSnapshot[];
+}
+
+/** A counted-looking snapshot of a source that is not the account's authoritative one. */
+export interface ShadowedSnapshot {
+  source: string;
+  executionId: string;
+  /** Its part in this currency, not in the row's total. */
+  total: string;
+  charges: number;
+  /** The source whose snapshot the row counts instead. */
+  authoritative: string;
 }
 
 /** One account's part of one export execution. */
@@ -45,8 +62,8 @@ export interface SnapshotPart {
   totals: Record<string, { total: string; charges: number }>;
 }
 
-/** The execution that is current for a (tenant, source, period). */
-export interface CurrentSnapshot {
+/** The execution that is current for a (tenant, source, period), with what ranks the source. */
+export interface CurrentSnapshot extends Omit<SourceRank, 'source'> {
   tenant: string;
   source: string;
   period: string;
@@ -63,6 +80,8 @@ export interface PeriodInfo {
   closedOnce: boolean;
   /** Export source → the execution that was current when the period was first closed. */
   pinned: Record<string, string>;
+  /** The pinned source the first close found authoritative: it stays so, whatever ranks change later. */
+  authoritative?: string;
 }
 
 const sourceKey = (tenant: string, source: string, period: string): string =>
@@ -107,11 +126,8 @@ export const statementRows = (
   current: readonly CurrentSnapshot[],
   periods: readonly PeriodInfo[] = [],
 ): StatementRow[] => {
-  const currentIds = new Map(
-    current.map((pointer) => [
-      sourceKey(pointer.tenant, pointer.source, pointer.period),
-      pointer.executionId,
-    ]),
+  const pointers = new Map(
+    current.map((pointer) => [sourceKey(pointer.tenant, pointer.source, pointer.period), pointer]),
   );
   const periodInfo = new Map(periods.map((info) => [accountPeriodKey(info), info]));
   const counted = (part: SnapshotPart): boolean => {
@@ -119,13 +135,19 @@ export const statementRows = (
     const pinned = info?.pinned[part.source];
     if (pinned !== undefined) return pinned === part.executionId;
     if (info?.closedOnce) return false;
-    return currentIds.get(sourceKey(part.tenant, part.source, part.period)) === part.executionId;
+    return (
+      pointers.get(sourceKey(part.tenant, part.source, part.period))?.executionId ===
+      part.executionId
+    );
   };
+  const rankOf = (part: SnapshotPart): SourceRank =>
+    sourceRank(part.source, pointers.get(sourceKey(part.tenant, part.source, part.period)));
   const rows = new Map<string, StatementRow>();
   const add = (row: StatementRow): void => {
     const key = rowKey(row);
     const found = rows.get(key);
     const corrections = mergeCorrections(found?.corrections, row.corrections);
+    const shadowed = [...(found?.shadowed ?? []), ...(row.shadowed ?? [])];
     rows.set(key, {
       tenant: row.tenant,
       accountId: row.accountId,
@@ -135,20 +157,47 @@ export const statementRows = (
       charges: (found?.charges ?? 0) + row.charges,
       status: periodInfo.get(accountPeriodKey(row))?.state ?? 'open',
       ...(corrections.length > 0 ? { corrections } : {}),
+      ...(shadowed.length > 0 ? { shadowed } : {}),
     });
   };
   streamTotals.forEach(add);
-  for (const part of snapshots) {
-    if (!counted(part)) continue;
-    for (const [currency, totals] of Object.entries(part.totals)) {
-      add({
-        tenant: part.tenant,
-        accountId: part.accountId,
-        period: part.period,
-        currency,
-        total: totals.total,
-        charges: totals.charges,
-      });
+  const byAccountPeriod = new Map<string, SnapshotPart[]>();
+  for (const part of snapshots.filter(counted)) {
+    const key = accountPeriodKey(part);
+    byAccountPeriod.set(key, [...(byAccountPeriod.get(key) ?? []), part]);
+  }
+  for (const parts of byAccountPeriod.values()) {
+    const fixed = periodInfo.get(accountPeriodKey(parts[0]))?.authoritative;
+    const authoritative = parts.some((part) => part.source === fixed)
+      ? fixed
+      : authoritativeSource(parts.map(rankOf));
+    for (const part of parts) {
+      for (const [currency, totals] of Object.entries(part.totals)) {
+        const scope = {
+          tenant: part.tenant,
+          accountId: part.accountId,
+          period: part.period,
+          currency,
+        };
+        add(
+          part.source === authoritative || authoritative === undefined
+            ? { ...scope, total: totals.total, charges: totals.charges }
+            : {
+                ...scope,
+                total: '0',
+                charges: 0,
+                shadowed: [
+                  {
+                    source: part.source,
+                    executionId: part.executionId,
+                    total: totals.total,
+                    charges: totals.charges,
+                    authoritative,
+                  },
+                ],
+              },
+        );
+      }
     }
   }
   return [...rows.values()].sort(compareRows);

@@ -34,4 +34,6 @@ export interface RecordResult {
   reason?: string;
   /** Tenant and source of a record that was accepted (parsed and bound): the per-tenant rate metrics. */
   scope?: { tenant: string; source: string };
+  /** An export switch of a source another export of its period outranks: that source (a metric). */
+  shadowedBy?: string;
 }

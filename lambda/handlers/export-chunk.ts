@@ -9,6 +9,7 @@ import { DynamoPeriods } from '../adapters/dynamo-periods';
 import { ExportObjects } from '../adapters/export-objects';
 import { chunkWorkerSettings, exportSettings } from '../adapters/export-settings';
 import { ExportStore } from '../adapters/export-store';
+import { PeriodSources } from '../adapters/period-sources';
 import { S3Objects } from '../adapters/s3-objects';
 import { SnsDiffNotifier } from '../adapters/sns-diff-notifier';
 import { dedupScopeOf } from '../adapters/table-layout';
@@ -77,6 +78,7 @@ export const createExportChunkHandler = (
     notifier,
     deadLetters,
     defaultProvider: exports.defaultProvider,
+    periodSources: new PeriodSources({ client: clients.dynamo, ledgerTable: exports.ledgerTable }),
   };
   return async (event, context) => {
     if (context) notifier.useContext(context);

@@ -466,6 +466,51 @@ describe('export status and diff', () => {
     );
   });
 
+  it('status says which of two exports of the same accounts counts and which is shadowed', async () => {
+    const focus = await deliver(
+      store,
+      delivery('sigma', 'f-1', '2026-11-02T06:00:00.000Z', [
+        hourLine('25797.74', ACCOUNT, 'EC2', 0),
+      ]),
+    );
+    const second = await deliver(store, {
+      ...delivery('sigma', 's-1', '2026-11-02T07:00:00.000Z', [
+        hourLine('16045.09', ACCOUNT, 'EC2', 0),
+      ]),
+      exportName: 'second',
+    });
+    // Status discovers both exports under the tenant's prefix in the bucket.
+    for (const exportName of ['focus', 'second']) {
+      const csv = writeTemp(`${exportName}.csv`, csvOf([hourLine('1', ACCOUNT, 'EC2', 0)]));
+      const put = await cli(
+        [
+          ...['export', 'put', csv, '--tenant', 'sigma', '--period', period],
+          ...[
+            '--export-name',
+            exportName,
+            '--execution-id',
+            'x-1',
+            '--no-progress',
+            ...bucketFlag(),
+          ],
+        ],
+        deps(),
+      );
+      expect(put.code).toBe(0);
+    }
+    const result = await cli(
+      ['export', 'status', '--tenant', 'sigma', '--period', period, ...where()],
+      deps(),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `  authoritative over ${second.planned.ref.source} on the accounts they share with it`,
+    );
+    expect(result.stdout).toContain(
+      `  shadowed by ${focus.planned.ref.source} on the accounts both cover: kept and shown, never added`,
+    );
+  });
+
   it('status --json holds what the store holds', async () => {
     const result = await cli(
       [

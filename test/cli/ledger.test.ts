@@ -3,6 +3,7 @@ import { createLedgerTables, localDynamo, type LedgerTables } from '../support/a
 import { costEvent } from '../support/cost-events';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
 import { costLedgerHandlerOn } from '../support/ledger-harness';
+import { csvOf, deliver, exportStore, hourLine } from '../support/export-pipeline';
 import { cli } from './helpers';
 
 let dynamo: DynamoDBClient;
@@ -60,6 +61,41 @@ describe('ledger', () => {
     expect(result.stdout).toContain('Charges (4):');
     expect(result.stdout).toMatch(/line-item:li-1\s+2\s+12\.5\s+USD/);
     expect(result.stdout).toContain('Check: the charges add up to every total (2 currencies).');
+  });
+
+  it('counts one of two exports of the same account and lists the other as shadowed', async () => {
+    const store = exportStore(dynamo, tables.ledgerTable);
+    const exportOf = (exportName: string, executionId: string, amount: string, hour: number) =>
+      deliver(store, {
+        tenant: 'dual',
+        prefix: 'dual',
+        exportName,
+        executionId,
+        eventTime: `2026-11-02T0${hour}:00:00.000Z`,
+        sequencer: '0055AED6DCD90281E5',
+        files: { 'part-0.csv': csvOf([hourLine(amount, ACCOUNT, 'EC2', 0)]) },
+      });
+    await exportOf('focus', 'f-1', '25797.74', 6);
+    await exportOf('second', 's-1', '16045.09', 7);
+    const result = await cli(
+      [
+        'ledger',
+        '--table',
+        tables.ledgerTable,
+        '--tenant',
+        'dual',
+        '--account',
+        ACCOUNT,
+        '--period',
+        '2026-11',
+      ],
+      deps(),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^USD\s+25797\.74\s+1\s+open$/m);
+    expect(result.stdout).toContain(
+      '  USD 16045.09 (1 charge) from exports/dual/second execution s-1; exports/dual/focus counts instead',
+    );
   });
 
   it('--json gives machines the same exact strings', async () => {

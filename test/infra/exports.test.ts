@@ -674,6 +674,18 @@ describe('export configuration errors name the key and the fix', () => {
       'exportSources[0].region is not a known field',
     ],
     [
+      { exportSources: [{ tenant: 'acme', prefix: 'acme/', precedence: 'focus' }] },
+      'exportSources[0].precedence must be a non-empty list of export names under the prefix',
+    ],
+    [
+      { exportSources: [{ tenant: 'acme', prefix: 'acme/', precedence: ['focus', '/cur'] }] },
+      'exportSources[0].precedence must be a non-empty list of export names under the prefix',
+    ],
+    [
+      { exportSources: [{ tenant: 'acme', prefix: 'acme/', precedence: ['focus', 'focus'] }] },
+      'exportSources[0].precedence names "focus" twice',
+    ],
+    [
       {
         exportSources: Array.from({ length: 60 }, (_, i) => ({
           tenant: `tenant-${i}`,

@@ -531,3 +531,46 @@ describe('switch sequence', () => {
     expect(Item?.switchSeq).toEqual({ N: '2' });
   });
 });
+
+describe('two exports of the same accounts, closed', () => {
+  const named = (tenant: string, exportName: string, executionId: string, lines: string[]) => ({
+    ...delivery(tenant, executionId, lines),
+    exportName,
+  });
+
+  it('the closed period counts the authoritative pin; only the authoritative export books corrections', async () => {
+    const tenant = freshTenant();
+    const deps = corrections();
+    await deliver(ledger.store, named(tenant, 'focus', 'f1', [line('25797.74', A, 0)]), {
+      corrections: deps,
+    });
+    await deliver(ledger.store, named(tenant, 'second', 's1', [line('16045.09', A, 0)]), {
+      corrections: deps,
+    });
+    const atClose = await close(tenant, A);
+    expect(atClose.totalsAtClose).toEqual([{ currency: 'USD', total: '25797.74', charges: 1 }]);
+    expect(Object.values(await pinOf(tenant, A)).sort()).toEqual(['f1', 's1']);
+
+    // The shadowed export changes after the close, now declared first: the close's choice stays, and
+    // nothing is booked for it.
+    const shadowed = await deliver(
+      ledger.store,
+      named(tenant, 'second', 's2', [line('16100.00', A, 0)]),
+      { corrections: deps, precedence: 0 },
+    );
+    expect(await totalOf(tenant, A, OCT)).toBe('25797.74');
+    expect(shadowed.reports.at(-1)?.switched).toMatchObject({ outcome: 'current' });
+    expect(shadowed.reports.at(-1)?.corrections).toBeUndefined();
+    expect(await statement(tenant, A, NOV)).toEqual([]);
+
+    // The authoritative one changes: its difference is booked in the next open month.
+    const authoritative = await deliver(
+      ledger.store,
+      named(tenant, 'focus', 'f2', [line('25800.00', A, 0)]),
+      { corrections: deps },
+    );
+    expect(authoritative.reports.at(-1)?.corrections).toMatchObject({ booked: 1, rejected: [] });
+    expect(await totalOf(tenant, A, OCT)).toBe('25797.74');
+    expect(await totalOf(tenant, A, NOV)).toBe('2.26');
+  });
+});

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { exportPartitionKey } from '../../lambda/adapters/export-store';
 import { readAllTotals, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
+import { PeriodSources } from '../../lambda/adapters/period-sources';
+import { shadowingAfterSwitch } from '../../lambda/core/exports/shadowing';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { changeNotifications } from '../../lambda/core/exports/snapshot';
 import { useExportLedger } from '../support/file-fixtures';
@@ -16,6 +18,7 @@ import {
 } from '../support/export-pipeline';
 
 const ACCOUNT = '200000000013';
+const OTHER_ACCOUNT = '200000000014';
 
 const ledger = useExportLedger();
 
@@ -169,7 +172,7 @@ describe('period snapshots', () => {
     ]);
   });
 
-  it('statements add the stream total and the current snapshot of every source', async () => {
+  it('statements add the stream total and the current snapshot of each source of the account', async () => {
     const tenant = 'rule';
     const pk = ledgerPartitionKeyOf(tenant, ACCOUNT, '2026-11');
     await ledger.dynamo.send(
@@ -203,25 +206,36 @@ describe('period snapshots', () => {
         freshPrefix(),
         'b-1',
         '2026-11-02T06:00:00.000Z',
-        [hourLine('0.0000000001', ACCOUNT, 'S3', 0)],
+        [hourLine('0.0000000001', OTHER_ACCOUNT, 'S3', 0)],
         tenant,
       ),
     );
-    const expected = {
-      tenant,
-      accountId: ACCOUNT,
-      period: '2026-11',
-      currency: 'USD',
-      total: '0.3000000001',
-      charges: 3,
-      status: 'open',
-    };
-    expect(await statement(tenant)).toEqual([expected]);
+    const expected = [
+      {
+        tenant,
+        accountId: ACCOUNT,
+        period: '2026-11',
+        currency: 'USD',
+        total: '0.3',
+        charges: 2,
+        status: 'open',
+      },
+      {
+        tenant,
+        accountId: OTHER_ACCOUNT,
+        period: '2026-11',
+        currency: 'USD',
+        total: '0.0000000001',
+        charges: 1,
+        status: 'open',
+      },
+    ];
+    expect(await statement(tenant)).toEqual([expected[0]]);
     expect(
       (await readAllTotals(ledger.dynamo, ledger.tables.ledgerTable)).filter(
         (row) => row.tenant === tenant,
       ),
-    ).toEqual([expected]);
+    ).toEqual(expected);
   });
 
   it('an older execution that completes after a newer one changes nothing', async () => {
@@ -410,5 +424,133 @@ describe('period snapshots', () => {
         (row) => row.tenant === tenant,
       ),
     ).toHaveLength(2500);
+  });
+});
+
+describe('two exports of the same accounts under one tenant', () => {
+  const focusLines = [
+    hourLine('25000.00', ACCOUNT, 'EC2', 0),
+    hourLine('797.74', ACCOUNT, 'S3', 1),
+  ];
+  const secondLines = [
+    hourLine('16045.09', ACCOUNT, 'EC2', 0),
+    hourLine('5.00', OTHER_ACCOUNT, 'EC2', 0),
+  ];
+  const named = (
+    prefix: string,
+    exportName: string,
+    executionId: string,
+    eventTime: string,
+    lines: string[],
+  ): ExportDelivery => ({ ...delivery(prefix, executionId, eventTime, lines), exportName });
+  const row = (tenant: string, accountId: string, total: string, charges: number) => ({
+    tenant,
+    accountId,
+    period: '2026-11',
+    currency: 'USD',
+    total,
+    charges,
+    status: 'open',
+  });
+
+  it('the source current first counts, the other is shadowed: 25,797.74, not 41,842.83', async () => {
+    const prefix = freshPrefix();
+    const focus = await deliver(
+      ledger.store,
+      named(prefix, 'focus', 'f-1', '2026-11-02T06:00:00.000Z', focusLines),
+    );
+    const second = await deliver(
+      ledger.store,
+      named(prefix, 'second', 's-1', '2026-11-02T07:00:00.000Z', secondLines),
+    );
+    const shadowed = {
+      source: second.planned.ref.source,
+      executionId: 's-1',
+      total: '16045.09',
+      charges: 1,
+      authoritative: focus.planned.ref.source,
+    };
+    expect(await statement(prefix)).toEqual([
+      { ...row(prefix, ACCOUNT, '25797.74', 2), shadowed: [shadowed] },
+    ]);
+    // The switch of the shadowed export names the authoritative one (the chunk worker logs and counts it).
+    const periodSources = new PeriodSources({
+      client: ledger.dynamo,
+      ledgerTable: ledger.tables.ledgerTable,
+    });
+    expect(await shadowingAfterSwitch(periodSources, focus.planned.ref)).toEqual({
+      shadowedBy: [],
+      shadows: [],
+    });
+    expect(await shadowingAfterSwitch(periodSources, second.planned.ref)).toEqual({
+      shadowedBy: [focus.planned.ref.source],
+      shadows: [],
+    });
+    expect(await shadowingAfterSwitch(periodSources, focus.planned.ref)).toEqual({
+      shadowedBy: [],
+      shadows: [second.planned.ref.source],
+    });
+    // An account only the second export covers counts from it.
+    expect(await statement(prefix, OTHER_ACCOUNT)).toEqual([row(prefix, OTHER_ACCOUNT, '5', 1)]);
+    expect(
+      (await readAllTotals(ledger.dynamo, ledger.tables.ledgerTable)).filter(
+        (total) => total.tenant === prefix,
+      ),
+    ).toEqual([
+      { ...row(prefix, ACCOUNT, '25797.74', 2), shadowed: [shadowed] },
+      row(prefix, OTHER_ACCOUNT, '5', 1),
+    ]);
+
+    // A later re-export of the first source switches after the second one and stays authoritative.
+    await deliver(
+      ledger.store,
+      named(prefix, 'focus', 'f-2', '2026-11-03T06:00:00.000Z', [
+        hourLine('25000.00', ACCOUNT, 'EC2', 0),
+        hourLine('800.00', ACCOUNT, 'S3', 1),
+      ]),
+    );
+    const pointer = await ledger.store.readCurrent(prefix, focus.planned.ref.source, '2026-11');
+    expect(pointer).toMatchObject({
+      executionId: 'f-2',
+      firstSwitchedAt: expect.any(String) as string,
+    });
+    expect(pointer?.firstSwitchedAt).not.toEqual(pointer?.switchedAt);
+    expect(await statement(prefix)).toEqual([
+      {
+        ...row(prefix, ACCOUNT, '25800', 2),
+        shadowed: [{ ...shadowed, authoritative: focus.planned.ref.source }],
+      },
+    ]);
+  });
+
+  it('a declared precedence makes the later export authoritative', async () => {
+    const prefix = freshPrefix();
+    const focus = await deliver(
+      ledger.store,
+      named(prefix, 'focus', 'f-1', '2026-11-02T06:00:00.000Z', focusLines),
+      { precedence: 1 },
+    );
+    const second = await deliver(
+      ledger.store,
+      named(prefix, 'second', 's-1', '2026-11-02T07:00:00.000Z', secondLines),
+      { precedence: 0 },
+    );
+    expect(
+      await ledger.store.readCurrent(prefix, second.planned.ref.source, '2026-11'),
+    ).toMatchObject({ precedence: 0 });
+    expect(await statement(prefix)).toEqual([
+      {
+        ...row(prefix, ACCOUNT, '16045.09', 1),
+        shadowed: [
+          {
+            source: focus.planned.ref.source,
+            executionId: 'f-1',
+            total: '25797.74',
+            charges: 2,
+            authoritative: second.planned.ref.source,
+          },
+        ],
+      },
+    ]);
   });
 });

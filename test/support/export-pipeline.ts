@@ -45,6 +45,8 @@ export interface ExportDelivery {
   tenant: string;
   /** S3 prefix of the tenant's export source. */
   prefix: string;
+  /** The export's name under the prefix (default `focus`). */
+  exportName?: string;
   executionId: string;
   period?: string;
   eventTime: string;
@@ -69,7 +71,7 @@ export const planDelivery = async (
   const built = manifestFor({
     bucket: 'exports',
     prefix: delivery.prefix,
-    exportName: 'focus',
+    exportName: delivery.exportName ?? 'focus',
     billingPeriod: delivery.period ?? '2026-11',
     executionId: delivery.executionId,
     columns: CSV_HEADER.split(','),
@@ -104,6 +106,8 @@ export interface TaskOptions {
   noSwitch?: boolean;
   /** The correction pass of closed periods after a switch. */
   corrections?: LateCorrectionDeps;
+  /** The source's declared precedence (config `exportSources[].precedence`). */
+  precedence?: number;
 }
 
 export const csvRowsOf = (text: string, fromRow: number, dieAtRow?: number) =>
@@ -139,6 +143,7 @@ export const runTask = (
     context: { tenant: planned.plan.tenant, billingPeriod: planned.plan.period, source: 'aws' },
     subChunkRows: options.subChunkRows ?? 2,
     corrections: options.corrections,
+    precedence: options.precedence,
   });
 
 /** Plans a delivery and runs every task once, in order (the last one switches the snapshot). */

@@ -18,7 +18,13 @@ export const EXPORT_DIFF_KIND = 'export-diff';
 
 export const exportDiffMessage = (
   change: ChangeNotification,
-  context: { ref: ExecutionRef; previousExecutionId?: string; switchedAt: string },
+  context: {
+    ref: ExecutionRef;
+    previousExecutionId?: string;
+    switchedAt: string;
+    /** Another export of the period that ranks above this one (core/export-authority.ts). */
+    shadowedBy?: string;
+  },
 ): ExportDiffMessage => {
   const { ref } = context;
   const subject =
@@ -37,6 +43,12 @@ export const exportDiffMessage = (
     `execution: ${ref.executionId}`,
     `previous execution: ${context.previousExecutionId ?? '(none)'}`,
     `switched at: ${context.switchedAt}`,
+    ...(context.shadowedBy
+      ? [
+          '',
+          `Shadowed: export source ${context.shadowedBy} ranks above this one for the period. Where it also covers this account, the ledger counts it and this change is not in the total.`,
+        ]
+      : []),
   ].join('\n');
   return {
     subject,

@@ -5,6 +5,10 @@
  * empty part) through the cost commit path — the late-charge policy, duplicates and restatements
  * included. Idempotent: a re-run of the same switch books nothing
  * twice, and after a reopen it books what `reject` refused.
+ *
+ * Only the authoritative source of a closed account-period corrects it (core/export-authority.ts): the
+ * best ranked of the sources its close pinned, fixed by that close. A switch of a source shadowed there
+ * (another pinned source ranks first, or the source was not pinned while another was) books nothing.
  */
 import type { BatchOutcome } from '../batch';
 import type { CostProcessorOptions } from '../cost-processor';
@@ -12,6 +16,7 @@ import { parseCharge, processCostBatch } from '../cost-processor';
 import { TransientError } from '../errors';
 import type { Rejection, SqsRecordInput } from '../ports';
 import { refKey } from '../ports';
+import { authoritativeSource, sourceRank, type SourceRank } from '../export-authority';
 import type { ChargeTotals } from './charge-totals';
 import {
   correctionMessage,
@@ -23,21 +28,25 @@ import {
 } from './late-corrections';
 import type { CurrentPointer, ExecutionRef } from './run-task';
 
+/** What the first close of an account-period fixed of its export sources. */
+export interface ClosedPins {
+  /** Source → execution; a source it closed with no snapshot of is absent and counts nothing there. */
+  pinned: Record<string, string>;
+  /** The pinned source that close found authoritative (absent on periods closed before it was kept). */
+  authoritative?: string;
+}
+
 export interface LateCorrectionStorePort {
   readCurrent(tenant: string, source: string, period: string): Promise<CurrentPointer | undefined>;
   readExecution(ref: ExecutionRef): Promise<{ lateCorrections?: LateCorrectionRecord } | undefined>;
   /** An execution's exact totals per account, currency (and service). */
   readSnapshotTotals(ref: ExecutionRef): Promise<ChargeTotals>;
-  /**
-   * account → the execution of `source` its period pinned at close, or null when it closed with no
-   * snapshot of the source (it counts nothing of it); accounts whose period never closed are absent.
-   */
+  /** account → what its first close pinned; accounts whose period never closed are absent. */
   readPins(
     tenant: string,
-    source: string,
     period: string,
     accounts: readonly string[],
-  ): Promise<Map<string, string | null>>;
+  ): Promise<Map<string, ClosedPins>>;
   /** Stores the pass's record on the execution and marks the pointer corrected up to its sequence. */
   recordLateCorrections(
     ref: ExecutionRef,
@@ -138,6 +147,33 @@ const partOf = (totals: ChargeTotals, accountId: string): Parts =>
   Object.prototype.hasOwnProperty.call(totals, accountId) ? totals[accountId] : {};
 
 /**
+ * The authoritative source of a closed account-period: the one its first close recorded, else (closed
+ * before it was recorded) the best ranked pinned source; `ref`'s own source when nothing was pinned (it
+ * is the only one to correct it).
+ */
+const authorityOfClosed = async (
+  store: LateCorrectionStorePort,
+  ref: ExecutionRef,
+  closed: ReadonlyMap<string, ClosedPins>,
+): Promise<(pins: ClosedPins) => string> => {
+  const sources = [
+    ...new Set(
+      [...closed.values()]
+        .filter((pins) => pins.authoritative === undefined)
+        .flatMap((pins) => Object.keys(pins.pinned)),
+    ),
+  ];
+  const ranks = new Map<string, SourceRank>();
+  for (const source of sources) {
+    ranks.set(source, sourceRank(source, await store.readCurrent(ref.tenant, source, ref.period)));
+  }
+  return ({ pinned, authoritative }) =>
+    authoritative ??
+    authoritativeSource(Object.keys(pinned).map((source) => ranks.get(source) ?? { source })) ??
+    ref.source;
+};
+
+/**
  * Runs the pass of switch `sequence`, which made `ref` current after `previousExecutionId`. Returns the
  * record stored on the execution (undefined when no account of the switch has a pinned period).
  */
@@ -165,7 +201,13 @@ export const correctClosedPeriods = async (
       ...carried.map((rejected) => rejected.accountId),
     ]),
   ].sort();
-  const pins = await store.readPins(ref.tenant, ref.source, ref.period, accounts);
+  const closed = await store.readPins(ref.tenant, ref.period, accounts);
+  const authority = await authorityOfClosed(store, ref, closed);
+  const pins = new Map(
+    [...closed]
+      .filter(([, pins]) => authority(pins) === ref.source)
+      .map(([accountId, pins]) => [accountId, pins.pinned[ref.source] ?? null]),
+  );
   if (pins.size === 0) {
     await store.recordLateCorrections(ref, undefined, sequence);
     return undefined;

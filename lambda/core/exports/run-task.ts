@@ -46,6 +46,10 @@ export interface CurrentPointer {
   sequence: number;
   /** The switch sequence whose correction pass completed (0: none). */
   correctedSequence: number;
+  /** When the source first became current for the (tenant, period); absent on older pointers. */
+  firstSwitchedAt?: string;
+  /** The source's declared precedence as of its last switch (core/export-authority.ts). */
+  precedence?: number;
 }
 
 export type SwitchOutcome =
@@ -62,7 +66,8 @@ export type SwitchOutcome =
 export interface ExportStorePort {
   readCursor(ref: ExecutionRef, task: ExportTask): Promise<TaskCursor>;
   commitChunk(ref: ExecutionRef, result: ChunkResult): Promise<CommitOutcome>;
-  switchIfNewer(ref: ExecutionRef): Promise<SwitchOutcome>;
+  /** `precedence`: the source's declared position (config `precedence`), recorded on the pointer. */
+  switchIfNewer(ref: ExecutionRef, precedence?: number): Promise<SwitchOutcome>;
   /** The execution can never be complete (a file is unreadable): it never becomes current. */
   markFailed(ref: ExecutionRef, failure: string): Promise<void>;
 }
@@ -78,6 +83,8 @@ export interface TaskRun {
   normalize?: (row: ExportRow, context: RowContext) => RowResult;
   /** Corrections of closed periods after a switch (docs/exports.md#closed-periods); none when absent. */
   corrections?: LateCorrectionDeps;
+  /** The source's declared precedence among the tenant's exports; undefined when undeclared. */
+  precedence?: number;
 }
 
 export interface TaskReport {
@@ -122,7 +129,7 @@ export const runExportTask = async (run: TaskRun): Promise<TaskReport> => {
   }
   if (complete || cursor.done) {
     if (run.corrections) await settlePendingCorrections(run.corrections, run.ref);
-    const switched = await run.store.switchIfNewer(run.ref);
+    const switched = await run.store.switchIfNewer(run.ref, run.precedence);
     if (switched.outcome !== 'incomplete') report.switched = switched;
     // Also on a redelivered task after the switch: the pass is idempotent and applies what was refused.
     if (switched.outcome === 'current' && run.corrections) {

@@ -4,6 +4,7 @@
  */
 import { fail } from '../errors';
 import { normalizeTenant } from '../formats/scope';
+import { sourceIdOf } from './plan';
 
 export interface ExportSource {
   tenant: string;
@@ -12,6 +13,8 @@ export interface ExportSource {
   prefix: string;
   /** Source slug for rows without ProviderName (e.g. `aws`); optional. */
   source?: string;
+  /** Export names under the prefix, most authoritative first (core/export-authority.ts). */
+  precedence?: readonly string[];
 }
 
 const isUnder = (key: string, prefix: string): boolean =>
@@ -38,3 +41,21 @@ export const sourceOfKey = (
   sources
     .filter((source) => source.bucket === bucket && isUnder(key, source.prefix))
     .sort((a, b) => b.prefix.length - a.prefix.length)[0];
+
+/**
+ * The position the configured source declares for an export source id (`<bucket>/<prefix>/<export-name>`)
+ * in its `precedence` list; undefined when the list does not name it.
+ */
+export const declaredPrecedence = (
+  configured: ExportSource,
+  sourceId: string,
+): number | undefined => {
+  const at = (configured.precedence ?? []).findIndex(
+    (name) =>
+      sourceIdOf(
+        configured.bucket,
+        configured.prefix === '' ? name : `${configured.prefix}/${name}`,
+      ) === sourceId,
+  );
+  return at === -1 ? undefined : at;
+};

@@ -24,8 +24,14 @@ import {
   type SwitchOutcome,
 } from './run-task';
 import { changeNotifications } from './snapshot';
-import { sourceOfKey, type ExportSource } from './source';
+import { declaredPrecedence, sourceOfKey, type ExportSource } from './source';
 import { parseTaskMessage, type ExportTaskMessage } from './task-message';
+import {
+  shadowingAfterSwitch,
+  shadowingNote,
+  type PeriodSourcesPort,
+  type Shadowing,
+} from './shadowing';
 
 export interface DiffNotifierPort {
   notifyOnce(key: string, message: ExportDiffMessage): Promise<'notified' | 'duplicate'>;
@@ -53,6 +59,8 @@ export interface TaskBatchOptions {
   defaultProvider: string;
   /** Books corrections of closed periods after each switch (absent: no correction pass). */
   corrections?: LateCorrectionDeps;
+  /** Ranks each switched source among the other exports of its period (absent: no check). */
+  periodSources?: PeriodSourcesPort;
 }
 
 export const DEFAULT_RESERVE_MS = 10_000;
@@ -66,7 +74,7 @@ export const budgetedStore = (
   let previous = budget.remainingMs();
   return {
     readCursor: (ref, task) => store.readCursor(ref, task),
-    switchIfNewer: (ref) => store.switchIfNewer(ref),
+    switchIfNewer: (ref, precedence) => store.switchIfNewer(ref, precedence),
     markFailed: (ref, failure) => store.markFailed(ref, failure),
     commitChunk: async (ref, result) => {
       const commit = await store.commitChunk(ref, result);
@@ -103,6 +111,7 @@ const notify = async (
   ref: ExecutionRef,
   switched: SwitchOutcome | undefined,
   options: TaskBatchOptions,
+  shadowedBy: string | undefined,
 ): Promise<number> => {
   if (switched?.outcome !== 'current') return 0;
   const changes = changeNotifications(switched.diff, {
@@ -116,6 +125,7 @@ const notify = async (
       ref,
       previousExecutionId: switched.diff.previousExecutionId,
       switchedAt: switched.switchedAt,
+      ...(shadowedBy ? { shadowedBy } : {}),
     });
     if ((await options.notifier.notifyOnce(exportDiffKey(ref, change), message)) === 'notified') {
       notified += 1;
@@ -182,11 +192,22 @@ export const processTaskBatch = (
           },
           subChunkRows: options.subChunkRows,
           corrections: options.corrections,
+          precedence: declaredPrecedence(source, message.ref.source),
         });
         if (report.failed)
           throw new ValidationError('invalid-field', message.task.objectKey, report.failed);
-        const notified = await notify(message.ref, report.switched, options);
+        const shadowing: Shadowing | undefined =
+          report.switched?.outcome === 'current' && options.periodSources
+            ? await shadowingAfterSwitch(options.periodSources, message.ref)
+            : undefined;
+        const notified = await notify(
+          message.ref,
+          report.switched,
+          options,
+          shadowing?.shadowedBy[0],
+        );
         refuseLateCorrections(message.ref, report.corrections);
+        const note = shadowing ? shadowingNote(shadowing) : '';
         const hash = `${message.ref.executionId}#${message.task.index}`;
         return {
           messageId,
@@ -194,7 +215,10 @@ export const processTaskBatch = (
           hash,
           reason: `${report.committed} committed, ${report.alreadyCommitted} already committed${
             report.switched ? `, ${report.switched.outcome}` : ''
-          }${notified > 0 ? `, ${notified} notified` : ''}${correctionsNote(report.corrections)}`,
+          }${notified > 0 ? `, ${notified} notified` : ''}${correctionsNote(report.corrections)}${
+            note === '' ? '' : `, ${note}`
+          }`,
+          ...(shadowing?.shadowedBy[0] ? { shadowedBy: shadowing.shadowedBy[0] } : {}),
         };
       },
     },

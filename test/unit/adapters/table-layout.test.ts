@@ -10,6 +10,7 @@ import {
   executionSortKey,
   exportPartitionKey,
   ledgerKey,
+  periodSourcesKey,
   ledgerKeyOf,
   ledgerLayout,
   ledgerPartitionKeyOf,
@@ -86,6 +87,10 @@ describe('ledger layout', () => {
     expect(cursorSortKey('x1', 7)).toBe('CURSOR#x1#00007');
     expect(diffSortKey('2026-12-01T00:00:00.000Z', 'x1')).toBe('DIFF#2026-12-01T00:00:00.000Z#x1');
     expect(snapshotSortKey('aws-cur', 'x1')).toBe('SNAPSHOT#aws-cur#x1');
+    expect(periodSourcesKey('acme', '2026-11')).toEqual({
+      pk: 'EXPORT#acme#2026-11',
+      sk: 'SOURCES',
+    });
   });
 
   it('builds and reads ledger keys under the attribute names of the contract', () => {

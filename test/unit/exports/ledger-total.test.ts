@@ -41,17 +41,17 @@ const current = (source: string, executionId: string) => ({
 });
 
 describe('statementRows (the ledger total rule)', () => {
-  it('adds the current snapshot of each source to the stream total, exactly', () => {
+  it('adds the current snapshot of each source to the stream total of its account, exactly', () => {
     expect(
       statementRows(
-        [stream('USD', '0.1', 1)],
+        [stream('USD', '0.1', 1), stream('USD', '0.1', 1, '200000000012')],
         [
           part('aws', 'e-2', { USD: { total: '0.2', charges: 2 } }),
-          part('gcp', 'g-1', { USD: { total: '0.0000000001', charges: 1 } }),
+          part('gcp', 'g-1', { USD: { total: '0.0000000001', charges: 1 } }, '200000000012'),
         ],
         [current('aws', 'e-2'), current('gcp', 'g-1')],
       ),
-    ).toEqual([row('USD', '0.3000000001', 4)]);
+    ).toEqual([row('USD', '0.3', 3), row('USD', '0.1000000001', 2, '200000000012')]);
   });
 
   it('counts only the current execution of a source: 10.00 + 10.00 restated to 12.50 + 10.00 is 22.50 over 2', () => {
@@ -156,7 +156,15 @@ describe('statementRows with total shards and billing periods', () => {
       statementRows([stream('USD', '1', 1)], parts, pointers, [
         { ...closed(), state: 'open', closedOnce: false },
       ]),
-    ).toEqual([{ ...row('USD', '14', 4), status: 'open' }]);
+    ).toEqual([
+      {
+        ...row('USD', '11', 2),
+        status: 'open',
+        shadowed: [
+          { source: 'gcp', executionId: 'g-1', total: '3', charges: 2, authoritative: 'aws' },
+        ],
+      },
+    ]);
   });
 
   it('lists the corrections inside a total by the period they correct, merged across shards', () => {

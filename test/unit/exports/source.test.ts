@@ -1,5 +1,5 @@
 /** The tenant of an export comes from where it is delivered, never from its content. */
-import { exportSource, sourceOfKey } from '../../../lambda/core/exports/source';
+import { declaredPrecedence, exportSource, sourceOfKey } from '../../../lambda/core/exports/source';
 
 const sources = [
   exportSource({ tenant: 'ACME', bucket: 'exports', prefix: 'billing/acme' }),
@@ -28,5 +28,30 @@ describe('exportSource', () => {
     expect(() => exportSource({ tenant: 'Acme Corp', bucket: 'b', prefix: 'x' })).toThrow(/tenant/);
     expect(() => exportSource({ tenant: 'acme', bucket: 'b', prefix: 'x/' })).toThrow(/prefix/);
     expect(() => exportSource({ tenant: 'acme', bucket: ' ', prefix: 'x' })).toThrow(/bucket/);
+  });
+});
+
+describe('declaredPrecedence', () => {
+  const acme = exportSource({
+    tenant: 'acme',
+    bucket: 'exports',
+    prefix: 'billing/acme',
+    precedence: ['focus-main', 'team/legacy#cur'],
+  });
+
+  it('is the position of the export name under the prefix, as a source id', () => {
+    expect(declaredPrecedence(acme, 'exports/billing/acme/focus-main')).toBe(0);
+    expect(declaredPrecedence(acme, 'exports/billing/acme/team/legacy%23cur')).toBe(1);
+  });
+
+  it('is undefined for an export the list does not name, or one of another bucket or prefix', () => {
+    expect(declaredPrecedence(acme, 'exports/billing/acme/other')).toBeUndefined();
+    expect(declaredPrecedence(acme, 'elsewhere/billing/acme/focus-main')).toBeUndefined();
+    expect(
+      declaredPrecedence({ ...acme, precedence: undefined }, 'exports/billing/acme/focus-main'),
+    ).toBeUndefined();
+    expect(
+      declaredPrecedence({ ...acme, prefix: '', precedence: ['focus-main'] }, 'exports/focus-main'),
+    ).toBe(0);
   });
 });

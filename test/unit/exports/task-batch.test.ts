@@ -57,8 +57,11 @@ class FakeStore implements ExportStorePort {
     return Promise.resolve({ outcome: 'committed', complete: result.last });
   }
 
-  switchIfNewer(): Promise<SwitchOutcome> {
+  readonly precedences: (number | undefined)[] = [];
+
+  switchIfNewer(_ref: ExecutionRef, precedence?: number): Promise<SwitchOutcome> {
     this.switches += 1;
+    this.precedences.push(precedence);
     return Promise.resolve(this.diff);
   }
 
@@ -148,7 +151,50 @@ describe('processTaskBatch', () => {
       account: '200000000011',
     });
     expect(notification.body).toContain('+6.60 USD since the previous export; EC2 +6.60');
+    expect(notification.body).not.toContain('Shadowed');
     expect(notification.subject).toBe('Billing export changed: acme 2026-11 200000000011 USD');
+  });
+
+  it('switches with the precedence the config declares for the export (none when undeclared)', async () => {
+    const declared = setup(5, () => 1_000_000);
+    declared.options.sources = [
+      { tenant: 'acme', bucket: 'exports', prefix: 'acme', precedence: ['legacy', 'focus/daily'] },
+    ];
+    await processTaskBatch([message()], declared.options);
+    const undeclared = setup(5);
+    await processTaskBatch([message()], undeclared.options);
+    expect([...declared.store.precedences, ...undeclared.store.precedences]).toEqual([
+      1,
+      undefined,
+    ]);
+  });
+
+  it('a switch of a source another export of the period outranks names that export in its result and notification', async () => {
+    const { options, published } = setup(5);
+    const registered: string[] = [];
+    options.periodSources = {
+      register: (_tenant, _period, source) => {
+        registered.push(source);
+        return Promise.resolve();
+      },
+      ranks: () =>
+        Promise.resolve([
+          { source: 'exports/acme/cur', firstSwitchedAt: '2026-11-01T00:00:00.000Z' },
+          { source: ref.source, firstSwitchedAt: '2026-11-03T00:00:00.000Z' },
+        ]),
+    };
+    const outcome = await processTaskBatch([message()], options);
+    expect(registered).toEqual([ref.source]);
+    expect([...published.values()][0].body).toContain(
+      'Shadowed: export source exports/acme/cur ranks above this one for the period. Where it also covers this account, the ledger counts it and this change is not in the total.',
+    );
+    expect(outcome.results[0]).toMatchObject({
+      outcome: 'applied',
+      shadowedBy: 'exports/acme/cur',
+      reason: expect.stringContaining(
+        'shadowed by exports/acme/cur on the accounts both cover',
+      ) as string,
+    });
   });
 
   it('a redelivered, finished task gets the stored diff again and does not notify twice', async () => {
