@@ -1,6 +1,7 @@
 import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { chunkResults } from '../../lambda/core/exports/chunk';
+import type { ExportTask } from '../../lambda/core/exports/plan';
 import { useExportLedger } from '../support/file-fixtures';
 import {
   csvOf,
@@ -141,6 +142,79 @@ describe('crash and redelivery of a CSV task', () => {
       switched: { outcome: 'current' },
     });
     expect(await statement('late-switch')).toEqual([
+      expect.objectContaining({ total: '0.36', charges: 8 }),
+    ]);
+  });
+});
+
+describe('forged task messages', () => {
+  const twoFiles = (tenant: string): ExportDelivery => ({
+    ...delivery(tenant),
+    files: { 'part-0.csv': csvOf(eightRows.slice(0, 4)), 'part-1.csv': csvOf(eightRows.slice(4)) },
+  });
+  const context = (tenant: string, objectKey: string) => ({
+    tenant,
+    billingPeriod: '2026-11',
+    source: 'aws',
+    objectKey,
+  });
+
+  it('a finished task sent again under another kind (another chunk id) cannot count tasksDone twice', async () => {
+    const planned = await planDelivery(ledger.store, twoFiles('forged'));
+    const [first, second] = planned.plan.tasks;
+    await runTask(ledger.store, planned, first, { subChunkRows: 10 });
+
+    const forgedParquet: ExportTask = {
+      index: first.index,
+      kind: 'parquet-range',
+      objectKey: first.objectKey,
+      format: 'parquet',
+      firstRowGroup: 0,
+      endRowGroup: 1,
+      firstRow: 0,
+      rows: 4,
+    };
+    for await (const result of chunkResults({
+      task: forgedParquet,
+      rows: csvRowsOf(planned.texts.get(first.objectKey) ?? '', 0)(),
+      fromRow: 0,
+      context: context('forged', first.objectKey),
+      subChunkRows: 10,
+    })) {
+      expect(await ledger.store.commitChunk(planned.ref, result)).toEqual({
+        outcome: 'already-committed',
+        complete: false,
+      });
+    }
+    expect(await ledger.store.readExecution(planned.ref)).toMatchObject({
+      status: 'planned',
+      tasksDone: 1,
+      tasksTotal: 2,
+      rows: 4,
+    });
+
+    // A task index the plan does not have adds nothing either.
+    const beyond = { ...second, index: 7 };
+    const results = chunkResults({
+      task: beyond,
+      rows: csvRowsOf(planned.texts.get(second.objectKey) ?? '', 0)(),
+      fromRow: 0,
+      context: context('forged', second.objectKey),
+      subChunkRows: 10,
+    });
+    for await (const result of results) {
+      await expect(ledger.store.commitChunk(planned.ref, result)).rejects.toThrow(
+        'has no plan with a task 7',
+      );
+    }
+
+    await runTask(ledger.store, planned, second, { subChunkRows: 10 });
+    expect(await ledger.store.readExecution(planned.ref)).toMatchObject({
+      status: 'current',
+      tasksDone: 2,
+      rows: 8,
+    });
+    expect(await statement('forged')).toEqual([
       expect.objectContaining({ total: '0.36', charges: 8 }),
     ]);
   });
