@@ -2,3 +2,5 @@
 export const METRIC_NAMESPACE = 'BillingDedup';
 /** Accepted cost events, dimensions service + tenant and service + tenant + source (docs/threat-model.md). */
 export const ACCEPTED_METRIC = 'accepted';
+/** Export manifests dead-lettered because their executionId is already planned with other content (docs/exports.md). */
+export const EXECUTION_REUSED_METRIC = 'executionReused';

@@ -315,7 +315,10 @@ export class ExportStore implements ExportStorePort {
     return queryBySortKeyPrefix(this.options.client, this.table, pk, prefix, projection);
   }
 
-  /** Records the plan once. A redelivered manifest finds it: `duplicate`, nothing planned again. */
+  /**
+   * Records the plan once, with its fingerprint and each file's pinned version. A redelivered manifest
+   * finds it: `duplicate`, nothing planned again.
+   */
   async recordPlan(plan: ExecutionPlan): Promise<'planned' | 'duplicate'> {
     const item: Record<string, AttributeValue> = {
       ...ledgerKey(
@@ -337,10 +340,17 @@ export class ExportStore implements ExportStorePort {
       createdAt: S(new Date(this.now()).toISOString()),
       files: {
         L: plan.files.map((file) => ({
-          M: { key: S(file.key), format: S(file.format), size: N(file.size) },
+          M: {
+            key: S(file.key),
+            format: S(file.format),
+            size: N(file.size),
+            ...(file.pin?.versionId ? { versionId: S(file.pin.versionId) } : {}),
+            ...(file.pin ? { eTag: S(file.pin.eTag) } : {}),
+          },
         })),
       },
       tasks: S(JSON.stringify(plan.tasks)),
+      fingerprint: S(plan.fingerprint),
     };
     if (Buffer.byteLength(JSON.stringify(item)) > PART_BYTES) {
       fail(

@@ -2,7 +2,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
 import { ENV, readTenantBindings } from '../../contract/environment';
 import type { TenantBindings } from '../../contract/tenant-bindings';
-import { ACCEPTED_METRIC, METRIC_NAMESPACE } from '../../contract/telemetry';
+import {
+  ACCEPTED_METRIC,
+  EXECUTION_REUSED_METRIC,
+  METRIC_NAMESPACE,
+} from '../../contract/telemetry';
 import type { BatchOutcome } from '../core/batch';
 import { shortHash } from '../core/keys';
 import type { Outcome, RecordResult } from '../core/outcomes';
@@ -92,6 +96,7 @@ export const reportBatch = (telemetry: Telemetry, stream: string, outcome: Batch
       outcome: result.outcome,
       ...(result.hash ? { hash: shortHash(result.hash) } : {}),
       ...(result.reason ? { reason: result.reason } : {}),
+      ...(result.code ? { code: result.code } : {}),
     };
     if (
       result.outcome === 'failed' ||
@@ -107,6 +112,8 @@ export const reportBatch = (telemetry: Telemetry, stream: string, outcome: Batch
   if (outcome.results.length === 0) return;
   for (const [name, count] of Object.entries(counts))
     telemetry.metrics.addMetric(name, MetricUnit.Count, count);
+  const reused = outcome.results.filter((result) => result.code === 'execution-reused').length;
+  if (reused > 0) telemetry.metrics.addMetric(EXECUTION_REUSED_METRIC, MetricUnit.Count, reused);
   telemetry.metrics.publishStoredMetrics();
   reportAccepted(telemetry, outcome.results);
 };
