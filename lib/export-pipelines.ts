@@ -328,7 +328,8 @@ function allowExportObjects(
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'ReadExportObjects',
-      actions: ['s3:GetObject'],
+      // GetObjectVersion: plans pin each data file's version and every read names it.
+      actions: ['s3:GetObject', 's3:GetObjectVersion'],
       resources: prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
     }),
   );

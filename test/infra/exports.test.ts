@@ -463,7 +463,7 @@ describe('export pipeline (stateless stack, two sources)', () => {
       Resource: { 'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-export-chunks').id, 'Arn'] },
     });
     const reads = sidOf(st, 'ReadExportObjects');
-    expect(reads.Action).toBe('s3:GetObject');
+    expect(reads.Action).toEqual(['s3:GetObject', 's3:GetObjectVersion']);
     expect(JSON.stringify(reads.Resource)).toMatch(/"\/acme\/\*"/);
     expect(JSON.stringify(reads.Resource)).toMatch(/"\/exports\/globex\.eu\/\*"/);
     expect(sidOf(st, 'DecryptExportObjectsThroughS3')).toMatchObject({
