@@ -77,6 +77,7 @@ export const createExportChunkHandler = (
     notifier,
     deadLetters,
     defaultProvider: exports.defaultProvider,
+    maxReceiveCount: worker.maxReceiveCount,
   };
   return async (event, context) => {
     if (context) notifier.useContext(context);

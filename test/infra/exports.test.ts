@@ -416,6 +416,8 @@ describe('export pipeline (stateless stack, two sources)', () => {
       [ENV.exportSources]: JSON.stringify(SOURCES),
       [ENV.exportDiffThreshold]: '1',
       [ENV.exportCsvSubchunkRows]: '50000',
+      // The worker fails the execution of a task on the receive SQS would dead-letter it after.
+      [ENV.exportChunkMaxReceiveCount]: '20',
       [ENV.maxConcurrency]: '1',
       [ENV.notificationsTopicArn]: { Ref: expect.stringMatching(/^NotificationsTopic/) },
       // Corrections of closed periods are booked like the cost consumer's charges.

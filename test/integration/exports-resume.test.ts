@@ -2,6 +2,9 @@ import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { chunkResults } from '../../lambda/core/exports/chunk';
 import type { ExportTask } from '../../lambda/core/exports/plan';
+import { processTaskBatch } from '../../lambda/core/exports/task-batch';
+import { taskMessageBody } from '../../lambda/core/exports/task-message';
+import type { Rejection } from '../../lambda/core/ports';
 import { useExportLedger } from '../support/file-fixtures';
 import {
   csvOf,
@@ -217,5 +220,58 @@ describe('forged task messages', () => {
     expect(await statement('forged')).toEqual([
       expect.objectContaining({ total: '0.36', charges: 8 }),
     ]);
+  });
+});
+
+describe('a task that keeps failing transiently', () => {
+  it('is retried until the last receive, which fails the execution with the error and dead-letters the task', async () => {
+    const planned = await planDelivery(ledger.store, delivery('throttled'));
+    const [task] = planned.plan.tasks;
+    const rejections: Rejection[] = [];
+    const receive = (count: number) =>
+      processTaskBatch(
+        [
+          {
+            messageId: `receive-${count}`,
+            body: taskMessageBody({ bucket: 'exports', ref: planned.ref, task }),
+            attributes: { ApproximateReceiveCount: String(count) },
+          },
+        ],
+        {
+          concurrency: 1,
+          bucket: 'exports',
+          sources: [{ tenant: 'throttled', bucket: 'exports', prefix: 'throttled' }],
+          store: ledger.store,
+          openRows: async function* () {
+            throw Object.assign(new Error('Please reduce your request rate.'), {
+              name: 'SlowDown',
+            });
+          },
+          subChunkRows: 2,
+          threshold: '1',
+          notifier: { notifyOnce: () => Promise.resolve('notified') },
+          deadLetters: {
+            send: (_record, rejection) => Promise.resolve(void rejections.push(rejection)),
+          },
+          defaultProvider: 'aws',
+          maxReceiveCount: 3,
+        },
+      );
+
+    const second = await receive(2);
+    expect(second.batchItemFailures).toEqual([{ itemIdentifier: 'receive-2' }]);
+    expect(await ledger.store.readExecution(planned.ref)).toMatchObject({ status: 'planned' });
+
+    const last = await receive(3);
+    expect(last.batchItemFailures).toEqual([]);
+    expect(last.results[0]).toMatchObject({ outcome: 'rejected', code: 'retries-exhausted' });
+    const failure = `${task.objectKey}: task 0 failed on its last receive (3 of 3): SlowDown: Please reduce your request rate.`;
+    expect(rejections).toEqual([
+      { code: 'retries-exhausted', field: task.objectKey, reason: failure },
+    ]);
+    expect(await ledger.store.readExecution(planned.ref)).toMatchObject({
+      status: 'failed',
+      failure,
+    });
   });
 });
