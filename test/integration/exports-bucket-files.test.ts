@@ -1,12 +1,12 @@
 /**
- * Pinned data file versions, planner to switch, on DynamoDB Local. The local S3 (s3rver) has neither
- * versions nor If-Match (test/e2e/s3-emulator-behaviour.test.ts), so S3 here is aws-sdk-client-mock
- * playing a bucket that keeps versions (or only ETags), overwritten between planning and reading.
+ * Data files as the bucket serves them, planner to switch, on DynamoDB Local: versions pinned at
+ * planning, and decompression bombs. The local S3 (s3rver) has neither versions nor If-Match
+ * (test/e2e/s3-emulator-behaviour.test.ts), so S3 here is aws-sdk-client-mock playing a bucket that
+ * keeps versions (or only ETags), overwritten between planning and reading.
  */
-import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mockClient } from 'aws-sdk-client-mock';
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { ExportObjects } from '../../lambda/adapters/export-objects';
 import { ExportPlans } from '../../lambda/adapters/export-plans';
 import { S3Objects } from '../../lambda/adapters/s3-objects';
@@ -18,83 +18,20 @@ import { processTaskBatch } from '../../lambda/core/exports/task-batch';
 import { taskMessageBody, type ExportTaskMessage } from '../../lambda/core/exports/task-message';
 import type { Rejection } from '../../lambda/core/ports';
 import { CSV_HEADER, csvOf, hourLine } from '../support/export-pipeline';
+import { fakeBucket } from '../support/fake-s3-bucket';
 import { useExportLedger } from '../support/file-fixtures';
 
 const ledger = useExportLedger();
 const ACCOUNT = '200000000011';
 
-interface Version {
-  versionId: string;
-  eTag: string;
-  bytes: Buffer;
-}
+const oneHourCsv = { name: 'part-0.csv', content: csvOf([hourLine('10.00', ACCOUNT, 'EC2', 0)]) };
 
-/** A bucket as S3 answers HEAD and GET: VersionId, If-Match (412), Range; `versioned: false` keeps only the latest. */
-const fakeBucket = (versioned: boolean) => {
-  const objects = new Map<string, Version[]>();
-  const client = new S3Client({
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  });
-  const mock = mockClient(client);
-  const failure = (name: string, status: number) =>
-    Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
-  const pick = (input: { Key?: string; VersionId?: string; IfMatch?: string }) => {
-    const versions = objects.get(String(input.Key)) ?? [];
-    const version =
-      input.VersionId === undefined
-        ? versions.at(-1)
-        : versions.find((candidate) => candidate.versionId === input.VersionId);
-    if (!version) throw failure(input.VersionId ? 'NoSuchVersion' : 'NoSuchKey', 404);
-    if (input.IfMatch !== undefined && input.IfMatch !== version.eTag)
-      throw failure('PreconditionFailed', 412);
-    return version;
-  };
-  mock.on(HeadObjectCommand).callsFake((input) => {
-    const version = pick(input);
-    return {
-      ContentLength: version.bytes.length,
-      ETag: version.eTag,
-      ...(versioned ? { VersionId: version.versionId } : {}),
-    };
-  });
-  mock.on(GetObjectCommand).callsFake((input: { Range?: string; Key?: string }) => {
-    const { bytes, eTag } = pick(input);
-    const [, first, last] = /^bytes=(\d+)-(\d+)$/.exec(input.Range ?? '') ?? [];
-    const start = first === undefined ? 0 : Number(first);
-    const end = last === undefined ? bytes.length : Math.min(Number(last) + 1, bytes.length);
-    const body = bytes.subarray(start, end);
-    return {
-      Body: Object.assign(Readable.from([body]), {
-        transformToByteArray: () => Promise.resolve(new Uint8Array(body)),
-      }),
-      ETag: eTag,
-      ...(input.Range ? { ContentRange: `bytes ${start}-${end - 1}/${bytes.length}` } : {}),
-    };
-  });
-  const put = (key: string, text: string) => {
-    const bytes = Buffer.from(text);
-    const versions = objects.get(key) ?? [];
-    const version = {
-      versionId: `v${versions.length + 1}`,
-      eTag: `"${createHash('md5').update(bytes).digest('hex')}"`,
-      bytes,
-    };
-    objects.set(key, versioned ? [...versions, version] : [version]);
-  };
-  const deleteVersion = (key: string, versionId: string) =>
-    objects.set(
-      key,
-      (objects.get(key) ?? []).filter((version) => version.versionId !== versionId),
-    );
-  return { client, mock, put, deleteVersion };
-};
-
-/** Plans one CSV file's execution; `beforeRead` changes the bucket between planning and the task. */
+/** Plans one data file's execution; `beforeRead` changes the bucket between planning and the task. */
 const runExecution = async (
   tenant: string,
   bucket: ReturnType<typeof fakeBucket>,
   beforeRead: (key: string) => void,
+  file: { name: string; content: string | Uint8Array } = oneHourCsv,
 ) => {
   const built = manifestFor({
     bucket: 'exports',
@@ -103,11 +40,11 @@ const runExecution = async (
     billingPeriod: '2026-11',
     executionId: 'run-1',
     columns: CSV_HEADER.split(','),
-    dataFileNames: ['part-0.csv'],
+    dataFileNames: [file.name],
   });
   const [key] = built.dataFileKeys;
   bucket.put(built.manifestKey, built.json);
-  bucket.put(key, csvOf([hourLine('10.00', ACCOUNT, 'EC2', 0)]));
+  bucket.put(key, file.content);
   const objects = new ExportObjects(new S3Objects(bucket.client));
   const sent: ExportTaskMessage[] = [];
   const sources = [{ tenant, bucket: 'exports', prefix: tenant }];
@@ -215,5 +152,50 @@ describe('a data file overwritten during an execution', () => {
       failure: expect.stringContaining('the data file was overwritten since planning'),
     });
     expect(run.statement).toEqual([]);
+  });
+});
+
+describe('a Parquet decompression bomb', () => {
+  /** FOCUS columns; ServiceName's pages GZIP-coded, each one 768 MiB of zeros in 783 KB. */
+  const bombParquet = (): Uint8Array => {
+    const member = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+    const bomb = Buffer.concat(Array.from({ length: 12 }, () => member));
+    const line = hourLine('10.00', ACCOUNT, 'EC2', 0).split(',');
+    return new Uint8Array(
+      parquetWriteBuffer({
+        columnData: CSV_HEADER.split(',').map((name, index) => ({
+          name,
+          data: [line[index]],
+          type: 'STRING' as const,
+          codec: name === 'ServiceName' ? ('GZIP' as const) : ('SNAPPY' as const),
+        })),
+        compressors: { GZIP: () => bomb },
+      }),
+    );
+  };
+
+  it('fails its execution with the reason and dead-letters the task, without the memory', async () => {
+    const bucket = fakeBucket(true);
+    const content = bombParquet();
+    const before = process.resourceUsage().maxRSS / 1024;
+
+    const run = await runExecution('bomb', bucket, () => undefined, {
+      name: 'part-0.parquet',
+      content,
+    });
+
+    expect(run.execution).toMatchObject({
+      status: 'failed',
+      failure: expect.stringMatching(
+        new RegExp(
+          `^${run.key}: too-large: page: a GZIP page expands past the \\d+ bytes its header declares`,
+        ),
+      ),
+    });
+    expect(run.rejections).toEqual([
+      expect.objectContaining({ field: run.key, reason: run.execution?.failure }),
+    ]);
+    expect(run.outcome.batchItemFailures).toEqual([]);
+    expect(process.resourceUsage().maxRSS / 1024 - before).toBeLessThan(64);
   });
 });
