@@ -24,6 +24,7 @@ export const ENV = {
   exportDiffThreshold: 'EXPORT_DIFF_THRESHOLD',
   exportCsvSubchunkRows: 'EXPORT_CSV_SUBCHUNK_ROWS',
   exportParquetRowsPerTask: 'EXPORT_PARQUET_ROWS_PER_TASK',
+  exportChunkMaxReceiveCount: 'EXPORT_CHUNK_MAX_RECEIVE_COUNT',
   autoCloseAfterDays: 'AUTO_CLOSE_AFTER_DAYS',
   totalShards: 'TOTAL_SHARDS',
   lateChargePolicy: 'LATE_CHARGE_POLICY',
@@ -74,6 +75,7 @@ export type ConsumerEnvironment = {
             | 'maxConcurrency'
             | 'exportCsvSubchunkRows'
             | 'exportParquetRowsPerTask'
+            | 'exportChunkMaxReceiveCount'
             | 'autoCloseAfterDays'
             | 'totalShards'
         ? number

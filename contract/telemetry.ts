@@ -4,3 +4,5 @@ export const METRIC_NAMESPACE = 'BillingDedup';
 export const ACCEPTED_METRIC = 'accepted';
 /** Export switches of a source shadowed by another export of the same period (docs/exports.md). */
 export const EXPORT_SHADOWED_METRIC = 'exportShadowed';
+/** Export manifests dead-lettered because their executionId is already planned with other content (docs/exports.md). */
+export const EXECUTION_REUSED_METRIC = 'executionReused';

@@ -148,6 +148,8 @@ export function addExportPipelines(stack: Stack, props: ExportPipelinesProps): E
         notificationsTopicArn: props.notificationsTopic.topicArn,
         exportDiffThreshold: config.exportDiffNotifyThreshold,
         exportCsvSubchunkRows: config.exportCsvSubchunkRows,
+        // A task failing on its last receive fails its execution instead of leaving it incomplete.
+        exportChunkMaxReceiveCount: config.exportChunkMaxReceiveCount,
         // Corrections of closed periods are booked like the cost consumer's charges.
         totalShards: config.totalShards,
         lateChargePolicy: config.lateChargePolicy,
@@ -328,7 +330,8 @@ function allowExportObjects(
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'ReadExportObjects',
-      actions: ['s3:GetObject'],
+      // GetObjectVersion: plans pin each data file's version and every read names it.
+      actions: ['s3:GetObject', 's3:GetObjectVersion'],
       resources: prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
     }),
   );

@@ -6,11 +6,11 @@ import type { Readable } from 'node:stream';
 import { fail } from '../core/errors';
 import type { DataFile } from '../core/exports/manifest';
 import type { ManifestObjectsPort } from '../core/exports/plan-delivery';
-import type { ExportTask, FileFacts } from '../core/exports/plan';
+import type { ExportTask, FileFacts, FilePin } from '../core/exports/plan';
 import { readCsvRows } from '../core/exports/readers/csv';
 import { readParquetFile, readParquetRows } from '../core/exports/readers/parquet';
 import type { ExportRow } from '../core/exports/rows';
-import { s3AsyncBuffer, type S3Objects } from './s3-objects';
+import { ObjectChangedError, s3AsyncBuffer, VersionGoneError, type S3Objects } from './s3-objects';
 
 /** A manifest is a small JSON document; anything bigger is not one. */
 const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
@@ -18,6 +18,28 @@ const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 const isMissing = (error: unknown): boolean => {
   const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return name === 'NotFound' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404;
+};
+
+const pinOf = (version: { eTag: string; versionId?: string }): FilePin => ({
+  ...(version.versionId ? { versionId: version.versionId } : {}),
+  eTag: version.eTag,
+});
+
+const readPinOf = (pin: FilePin | undefined) =>
+  pin ? { ifMatch: pin.eTag, ...(pin.versionId ? { versionId: pin.versionId } : {}) } : {};
+
+/** The planned version of a task's file cannot be read: the execution cannot be the snapshot it was. */
+const pinLost = (task: ExportTask, error: unknown): never => {
+  const planned = task.pin?.versionId
+    ? `version ${task.pin.versionId}`
+    : `ETag ${task.pin?.eTag ?? '(none)'}`;
+  return fail(
+    'invalid-field',
+    task.objectKey,
+    error instanceof VersionGoneError
+      ? `the data file's planned ${planned} no longer exists (deleted or expired since planning)`
+      : `the data file was overwritten since planning (planned ${planned}); an execution never mixes two versions of a file`,
+  );
 };
 
 export class ExportObjects implements ManifestObjectsPort {
@@ -49,10 +71,12 @@ export class ExportObjects implements ManifestObjectsPort {
     return Buffer.concat(chunks).toString('utf8');
   }
 
+  /** Size (Parquet: row groups) of the file's current version, and that version as its pin. */
   async factsOf(file: DataFile): Promise<FileFacts | undefined> {
     try {
       if (file.format !== 'parquet') {
-        return { key: file.key, size: await this.objects.objectSize(file.bucket, file.key) };
+        const version = await this.objects.head(file.bucket, file.key);
+        return { key: file.key, size: version.size, pin: pinOf(version) };
       }
       const buffer = await s3AsyncBuffer(this.objects, file.bucket, file.key);
       const parquet = await readParquetFile(buffer);
@@ -60,6 +84,7 @@ export class ExportObjects implements ManifestObjectsPort {
         key: file.key,
         size: buffer.byteLength,
         rowGroups: parquet.rowGroups.map((group) => group.rowCount),
+        pin: pinOf(buffer),
       };
     } catch (error) {
       if (isMissing(error)) return undefined;
@@ -67,10 +92,27 @@ export class ExportObjects implements ManifestObjectsPort {
     }
   }
 
-  /** A task's rows from `fromRow` on. The S3 stream is closed when the caller stops early. */
+  /**
+   * A task's rows from `fromRow` on, read from the version the plan pinned; a pinned version that is
+   * gone or overwritten fails the file. The S3 stream is closed when the caller stops early.
+   */
   async *rowsOf(bucket: string, task: ExportTask, fromRow: number): AsyncGenerator<ExportRow> {
+    try {
+      yield* this.pinnedRows(bucket, task, fromRow);
+    } catch (error) {
+      if (error instanceof ObjectChangedError || error instanceof VersionGoneError)
+        pinLost(task, error);
+      throw error;
+    }
+  }
+
+  private async *pinnedRows(
+    bucket: string,
+    task: ExportTask,
+    fromRow: number,
+  ): AsyncGenerator<ExportRow> {
     if (task.kind === 'csv-file') {
-      const stream = await this.objects.openStream(bucket, task.objectKey);
+      const stream = await this.objects.openStream(bucket, task.objectKey, readPinOf(task.pin));
       try {
         yield* readCsvRows(stream, { gzip: task.format === 'csv.gz', fromRow });
       } finally {
@@ -78,7 +120,7 @@ export class ExportObjects implements ManifestObjectsPort {
       }
       return;
     }
-    const buffer = await s3AsyncBuffer(this.objects, bucket, task.objectKey);
+    const buffer = await s3AsyncBuffer(this.objects, bucket, task.objectKey, { pin: task.pin });
     const parquet = await readParquetFile(buffer);
     yield* readParquetRows(buffer, parquet, {
       fromGroup: task.firstRowGroup,

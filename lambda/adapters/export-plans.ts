@@ -36,13 +36,14 @@ export class ExportPlans implements PlanRecordsPort {
         TableName: this.options.ledgerTable,
         Key: keyOf(ref),
         ConsistentRead: true,
-        ProjectionExpression: 'tasks, enqueuedAt',
+        ProjectionExpression: 'tasks, enqueuedAt, fingerprint',
       }),
     );
     if (!Item) return undefined;
     return {
       tasks: JSON.parse(Item.tasks?.S ?? '[]') as ExportTask[],
       enqueued: Item.enqueuedAt?.S !== undefined,
+      ...(Item.fingerprint?.S ? { fingerprint: Item.fingerprint.S } : {}),
     };
   }
 

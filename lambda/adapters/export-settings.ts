@@ -71,5 +71,9 @@ export const chunkWorkerSettings = (env: EnvironmentSource) => {
       DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS,
     ),
     notificationsTopicArn: readRequired(env, ENV.notificationsTopicArn),
+    /** The chunk queue's maxReceiveCount: a task failing on that receive fails its execution. */
+    maxReceiveCount: readOptional(env, ENV.exportChunkMaxReceiveCount)
+      ? readPositiveInteger(env, ENV.exportChunkMaxReceiveCount, 1)
+      : undefined,
   };
 };

@@ -338,7 +338,10 @@ export class ExportStore implements ExportStorePort {
     return queryBySortKeyPrefix(this.options.client, this.table, pk, prefix, projection);
   }
 
-  /** Records the plan once. A redelivered manifest finds it: `duplicate`, nothing planned again. */
+  /**
+   * Records the plan once, with its fingerprint and each file's pinned version. A redelivered manifest
+   * finds it: `duplicate`, nothing planned again.
+   */
   async recordPlan(plan: ExecutionPlan): Promise<'planned' | 'duplicate'> {
     const item: Record<string, AttributeValue> = {
       ...ledgerKey(
@@ -360,10 +363,17 @@ export class ExportStore implements ExportStorePort {
       createdAt: S(new Date(this.now()).toISOString()),
       files: {
         L: plan.files.map((file) => ({
-          M: { key: S(file.key), format: S(file.format), size: N(file.size) },
+          M: {
+            key: S(file.key),
+            format: S(file.format),
+            size: N(file.size),
+            ...(file.pin?.versionId ? { versionId: S(file.pin.versionId) } : {}),
+            ...(file.pin ? { eTag: S(file.pin.eTag) } : {}),
+          },
         })),
       },
       tasks: S(JSON.stringify(plan.tasks)),
+      fingerprint: S(plan.fingerprint),
     };
     if (Buffer.byteLength(JSON.stringify(item)) > PART_BYTES) {
       fail(
@@ -387,7 +397,7 @@ export class ExportStore implements ExportStorePort {
     }
   }
 
-  async readCursor(ref: ExecutionRef, task: ExportTask): Promise<TaskCursor> {
+  async readCursor(ref: ExecutionRef, task: Pick<ExportTask, 'index'>): Promise<TaskCursor> {
     const item = await this.getItem(pkOf(ref), cursorSortKey(ref.executionId, task.index));
     return { committedRows: count(item?.committedRows), done: item?.done?.BOOL === true };
   }
@@ -551,13 +561,20 @@ export class ExportStore implements ExportStorePort {
         else if (codes.includes('ValidationError')) {
           throw new Error(`chunk ${result.chunkId} of ${ref.executionId} is invalid: ${error}`);
         } else if (codes[items.length - 1] === 'ConditionalCheckFailed') {
-          throw new Error(`execution ${ref.executionId} of ${pkOf(ref)} has no plan`);
-        } else if (codes.includes('ConditionalCheckFailed')) {
-          // The CHUNK item is not there but the cursor has moved: another worker read the file with
-          // other sub-chunk bounds. Nothing was written; the redelivered task resumes at the cursor.
           throw new Error(
-            `the cursor of task ${result.taskIndex} of ${ref.executionId} is not at row ${result.fromRow}`,
+            `execution ${ref.executionId} of ${pkOf(ref)} has no plan with a task ${result.taskIndex}`,
           );
+        } else if (codes.includes('ConditionalCheckFailed')) {
+          // A forged or replayed message of a finished task (another kind, another first row) writes nothing.
+          if ((await this.readCursor(ref, { index: result.taskIndex })).done) {
+            outcome = 'already-committed';
+          } else {
+            // The CHUNK item is not there but the cursor has moved: another worker read the file with
+            // other sub-chunk bounds. Nothing was written; the redelivered task resumes at the cursor.
+            throw new Error(
+              `the cursor of task ${result.taskIndex} of ${ref.executionId} is not at row ${result.fromRow}`,
+            );
+          }
         } else if (!onlyContention(codes) || attempt + 1 >= CONTENDED_ATTEMPTS) throw error;
         else await pause(attempt);
       }
@@ -611,7 +628,7 @@ export class ExportStore implements ExportStorePort {
           UpdateExpression: `SET committedRows = :to${result.last ? ', done = :true' : ''}`,
           ConditionExpression:
             result.fromRow === 0
-              ? 'attribute_not_exists(committedRows)'
+              ? 'attribute_not_exists(committedRows) AND attribute_not_exists(done)'
               : 'committedRows = :from AND attribute_not_exists(done)',
           ExpressionAttributeValues: {
             ':to': N(result.toRow),
@@ -620,17 +637,29 @@ export class ExportStore implements ExportStorePort {
           },
         },
       });
+    } else if (result.last) {
+      // The task's done marker (a CSV task's is its cursor): tasksDone counts each task once.
+      items.push({
+        Update: {
+          TableName: this.table,
+          Key: ledgerKey(pk, cursorSortKey(ref.executionId, result.taskIndex)),
+          UpdateExpression: 'SET done = :true',
+          ConditionExpression: 'attribute_not_exists(done)',
+          ExpressionAttributeValues: { ':true': { BOOL: true } },
+        },
+      });
     }
     items.push({
       Update: {
         TableName: this.table,
         Key: ledgerKey(pk, executionSortKey(ref.executionId)),
         UpdateExpression: `ADD #rows :rows, rejectedRows :rejected${result.last ? ', tasksDone :one' : ''}`,
-        ConditionExpression: `attribute_exists(${LEDGER_PK})`,
+        ConditionExpression: `attribute_exists(${LEDGER_PK}) AND tasksTotal > :index`,
         ExpressionAttributeNames: { '#rows': 'rows' },
         ExpressionAttributeValues: {
           ':rows': N(result.rows),
           ':rejected': N(result.rejectedRows),
+          ':index': N(result.taskIndex),
           ...(result.last ? { ':one': N(1) } : {}),
         },
       },

@@ -16,11 +16,15 @@ export interface ObjectVersion {
   size: number;
   /** With its quotes, as S3 returns it. */
   eTag: string;
+  /** Set by a versioned bucket. */
+  versionId?: string;
 }
 
 export interface ReadOptions {
   /** Fail with `ObjectChangedError` instead of reading another version of the object. */
   ifMatch?: string;
+  /** Read this version (`VersionGoneError` when it no longer exists). */
+  versionId?: string;
 }
 
 export interface PutOptions {
@@ -31,6 +35,11 @@ export interface PutOptions {
 /** The object was overwritten between two reads of one logical file. */
 export class ObjectChangedError extends Error {
   override readonly name = 'ObjectChangedError';
+}
+
+/** The version asked for does not exist (deleted, expired, or not a version of this object). */
+export class VersionGoneError extends Error {
+  override readonly name = 'VersionGoneError';
 }
 
 /** A range that starts at or past the end of the object. */
@@ -57,6 +66,28 @@ const parseContentRange = (header: string | undefined): { start: number; total: 
 const statusOf = (error: unknown): number | undefined =>
   (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
+/** The request parameters that pin a read to one version of the object. */
+const pinned = (options: ReadOptions) => ({
+  ...(options.versionId === undefined ? {} : { VersionId: options.versionId }),
+  ...(options.ifMatch === undefined ? {} : { IfMatch: options.ifMatch }),
+});
+
+/**
+ * S3's refusals of a pinned read, as errors that say so: 412 (If-Match failed) → `ObjectChangedError`;
+ * with a VersionId, 404 / `NoSuchVersion` or 400 (not a version id S3 knows) → `VersionGoneError`.
+ */
+const pinnedReadError = (error: unknown, where: string, options: ReadOptions): unknown => {
+  const status = statusOf(error);
+  if (status === 412)
+    return new ObjectChangedError(`${where} changed since it was pinned (ETag ${options.ifMatch})`);
+  if (
+    options.versionId !== undefined &&
+    ((error as { name?: string }).name === 'NoSuchVersion' || status === 404 || status === 400)
+  )
+    return new VersionGoneError(`version ${options.versionId} of ${where} no longer exists`);
+  return error;
+};
+
 export class S3Objects {
   /** S3 requests sent so far (HEAD, GET, PUT). */
   requests = 0;
@@ -65,20 +96,16 @@ export class S3Objects {
 
   private async get(
     input: GetObjectCommand['input'],
-    ifMatch: string | undefined,
+    options: ReadOptions,
   ): Promise<GetObjectCommandOutput> {
     this.requests++;
     try {
-      return await this.client.send(
-        new GetObjectCommand(ifMatch === undefined ? input : { ...input, IfMatch: ifMatch }),
-      );
+      return await this.client.send(new GetObjectCommand({ ...input, ...pinned(options) }));
     } catch (error) {
       const where = location(String(input.Bucket), String(input.Key));
-      if (statusOf(error) === 412)
-        throw new ObjectChangedError(`${where} changed while it was being read (ETag ${ifMatch})`);
       if (statusOf(error) === 416)
         throw new RangeNotSatisfiableError(`${input.Range} starts past the end of ${where}`);
-      throw error;
+      throw pinnedReadError(error, where, options);
     }
   }
 
@@ -97,7 +124,7 @@ export class S3Objects {
     if (start === end) return new Uint8Array(0);
     const response = await this.get(
       { Bucket: bucket, Key: key, Range: `bytes=${start}-${end - 1}` },
-      options.ifMatch,
+      options,
     );
     const body = await (
       response.Body as { transformToByteArray(): Promise<Uint8Array> }
@@ -112,13 +139,24 @@ export class S3Objects {
     return body.length === expected ? body : body.subarray(0, expected);
   }
 
-  /** Size and ETag of the current version of the object. */
-  async head(bucket: string, key: string): Promise<ObjectVersion> {
+  /** Size, ETag and version id of the object's current version, or of the version `options` pin. */
+  async head(bucket: string, key: string, options: ReadOptions = {}): Promise<ObjectVersion> {
     this.requests++;
-    const response = await this.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    let response;
+    try {
+      response = await this.client.send(
+        new HeadObjectCommand({ Bucket: bucket, Key: key, ...pinned(options) }),
+      );
+    } catch (error) {
+      throw pinnedReadError(error, location(bucket, key), options);
+    }
     if (response.ContentLength === undefined || response.ETag === undefined)
       throw new Error(`${location(bucket, key)}: HEAD answered without Content-Length or ETag`);
-    return { size: response.ContentLength, eTag: response.ETag };
+    return {
+      size: response.ContentLength,
+      eTag: response.ETag,
+      ...(response.VersionId ? { versionId: response.VersionId } : {}),
+    };
   }
 
   async objectSize(bucket: string, key: string): Promise<number> {
@@ -127,7 +165,7 @@ export class S3Objects {
 
   /** The whole object as a stream (for gunzip and CSV parsing); the caller consumes or destroys it. */
   async openStream(bucket: string, key: string, options: ReadOptions = {}): Promise<Readable> {
-    const response = await this.get({ Bucket: bucket, Key: key }, options.ifMatch);
+    const response = await this.get({ Bucket: bucket, Key: key }, options);
     return response.Body as Readable;
   }
 
@@ -159,10 +197,13 @@ export interface AsyncBufferOptions {
   maxCacheBytes?: number;
   /** Skip the HEAD when size and ETag are already known. */
   version?: ObjectVersion;
+  /** Read this version (HEAD and every GET carry it). */
+  pin?: { versionId?: string; eTag: string };
 }
 
 export interface S3AsyncBuffer extends AsyncBuffer {
   readonly eTag: string;
+  readonly versionId?: string;
   /** Ranged GETs this buffer sent (the HEAD not included). */
   readonly stats: { requests: number; bytesFetched: number };
 }
@@ -172,8 +213,8 @@ const DEFAULT_MAX_CACHE_BYTES = 16 * 1024 * 1024;
 
 /**
  * hyparquet's `AsyncBuffer` over one version of an S3 object: every GET carries `If-Match` of the ETag
- * seen first, so an overwrite during the read fails with `ObjectChangedError` instead of mixing two
- * files. Reads are widened to whole blocks, consecutive missing blocks are fetched with one GET, blocks
+ * seen first (and the version id, when the bucket gave one or `pin` names it), so an overwrite during
+ * the read fails with `ObjectChangedError` (or reads the pinned version) instead of mixing two files. Reads are widened to whole blocks, consecutive missing blocks are fetched with one GET, blocks
  * already being fetched are shared, and a read bigger than the cache bypasses it.
  */
 export const s3AsyncBuffer = async (
@@ -186,7 +227,14 @@ export const s3AsyncBuffer = async (
   const maxCacheBytes = options.maxCacheBytes ?? DEFAULT_MAX_CACHE_BYTES;
   if (!Number.isSafeInteger(blockSize) || blockSize < 1)
     throw new RangeError(`blockSize must be a positive integer, not ${blockSize}`);
-  const { size, eTag } = options.version ?? (await objects.head(bucket, key));
+  const { size, eTag, versionId } =
+    options.version ??
+    (await objects.head(
+      bucket,
+      key,
+      options.pin ? { versionId: options.pin.versionId, ifMatch: options.pin.eTag } : {},
+    ));
+  const readPin: ReadOptions = { ifMatch: eTag, ...(versionId ? { versionId } : {}) };
   const stats = { requests: 0, bytesFetched: 0 };
   /** Insertion order is recency order: a hit is re-inserted, eviction takes the first. */
   const blocks = new Map<number, Promise<Uint8Array>>();
@@ -194,7 +242,7 @@ export const s3AsyncBuffer = async (
 
   const fetch = async (start: number, end: number): Promise<Uint8Array> => {
     stats.requests++;
-    const bytes = await objects.readRange(bucket, key, start, end, { ifMatch: eTag });
+    const bytes = await objects.readRange(bucket, key, start, end, readPin);
     stats.bytesFetched += bytes.length;
     if (bytes.length !== end - start)
       throw new Error(
@@ -271,5 +319,5 @@ export const s3AsyncBuffer = async (
     return result.buffer;
   };
 
-  return { byteLength: size, eTag, stats, slice };
+  return { byteLength: size, eTag, ...(versionId ? { versionId } : {}), stats, slice };
 };

@@ -5,6 +5,7 @@ import type { TenantBindings } from '../../contract/tenant-bindings';
 import {
   ACCEPTED_METRIC,
   EXPORT_SHADOWED_METRIC,
+  EXECUTION_REUSED_METRIC,
   METRIC_NAMESPACE,
 } from '../../contract/telemetry';
 import type { BatchOutcome } from '../core/batch';
@@ -97,6 +98,7 @@ export const reportBatch = (telemetry: Telemetry, stream: string, outcome: Batch
       ...(result.hash ? { hash: shortHash(result.hash) } : {}),
       ...(result.reason ? { reason: result.reason } : {}),
       ...(result.shadowedBy ? { shadowedBy: result.shadowedBy } : {}),
+      ...(result.code ? { code: result.code } : {}),
     };
     if (
       result.outcome === 'failed' ||
@@ -114,6 +116,8 @@ export const reportBatch = (telemetry: Telemetry, stream: string, outcome: Batch
     telemetry.metrics.addMetric(name, MetricUnit.Count, count);
   const shadowed = outcome.results.filter((result) => result.shadowedBy !== undefined).length;
   if (shadowed > 0) telemetry.metrics.addMetric(EXPORT_SHADOWED_METRIC, MetricUnit.Count, shadowed);
+  const reused = outcome.results.filter((result) => result.code === 'execution-reused').length;
+  if (reused > 0) telemetry.metrics.addMetric(EXECUTION_REUSED_METRIC, MetricUnit.Count, reused);
   telemetry.metrics.publishStoredMetrics();
   reportAccepted(telemetry, outcome.results);
 };

@@ -14,7 +14,11 @@ export type RejectionCode =
   /** The message names a tenant other than the one its topic is bound to (or came through no configured topic). */
   | 'tenant-mismatch'
   /** The message names a source its tenant's binding does not allow. */
-  | 'source-mismatch';
+  | 'source-mismatch'
+  /** An export manifest re-uses a planned executionId for other content (files, versions, columns). */
+  | 'execution-reused'
+  /** An export task failed (transiently) on every receive its queue allows: its execution failed. */
+  | 'retries-exhausted';
 
 /**
  * An error that settles a record: it goes to the DLQ with `code`, `field` and `reason` and is never

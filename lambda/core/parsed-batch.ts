@@ -46,6 +46,7 @@ const deadLetter = async (
     outcome,
     ...(hash ? { hash } : {}),
     reason: rejection.reason,
+    code: rejection.code,
   };
 };
 

@@ -79,6 +79,7 @@ export const createExportChunkHandler = (
     deadLetters,
     defaultProvider: exports.defaultProvider,
     periodSources: new PeriodSources({ client: clients.dynamo, ledgerTable: exports.ledgerTable }),
+    maxReceiveCount: worker.maxReceiveCount,
   };
   return async (event, context) => {
     if (context) notifier.useContext(context);

@@ -34,6 +34,7 @@ import {
 } from '../../local/emulators/s3-notifications';
 import { LocalSns } from '../../local/sns';
 import type { QueuePlan, SubscriptionPlan, TopicPlan } from '../../local/template';
+import { ExportObjects } from '../../lambda/adapters/export-objects';
 import { s3AsyncBuffer, S3Objects } from '../../lambda/adapters/s3-objects';
 
 const BUCKET = 'billing-exports-local';
@@ -474,5 +475,32 @@ describe('lifecycle', () => {
         createConnection(other.port, '127.0.0.1').on('connect', resolve).on('error', reject),
       ),
     ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('the planner pins a data file on s3rver by its ETag alone (no versions), and the task reads with it', async () => {
+    const key = uniqueKey('part-0.csv');
+    const csv =
+      'BilledCost,BillingAccountId,BillingCurrency,BillingPeriodStart,ChargeCategory,ChargePeriodStart,ChargePeriodEnd\n' +
+      '1.50,200000000011,USD,2026-11-01T00:00:00Z,Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z\n';
+    const { ETag } = await put(key, csv);
+    const objects = new ExportObjects(new S3Objects(s3.client));
+    const facts = await objects.factsOf({
+      uri: `s3://${BUCKET}/${key}`,
+      bucket: BUCKET,
+      key,
+      format: 'csv',
+    });
+    expect(facts?.pin).toEqual({ eTag: ETag });
+
+    const rows = [];
+    const task = {
+      index: 0,
+      kind: 'csv-file',
+      objectKey: key,
+      format: 'csv',
+      pin: facts?.pin,
+    } as const;
+    for await (const row of objects.rowsOf(BUCKET, task, 0)) rows.push(row.cells.BilledCost);
+    expect(rows).toEqual(['1.50']);
   });
 });

@@ -422,6 +422,8 @@ describe('export pipeline (stateless stack, two sources)', () => {
       [ENV.exportSources]: JSON.stringify(SOURCES),
       [ENV.exportDiffThreshold]: '1',
       [ENV.exportCsvSubchunkRows]: '50000',
+      // The worker fails the execution of a task on the receive SQS would dead-letter it after.
+      [ENV.exportChunkMaxReceiveCount]: '20',
       [ENV.maxConcurrency]: '1',
       [ENV.notificationsTopicArn]: { Ref: expect.stringMatching(/^NotificationsTopic/) },
       // Corrections of closed periods are booked like the cost consumer's charges.
@@ -469,7 +471,7 @@ describe('export pipeline (stateless stack, two sources)', () => {
       Resource: { 'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-export-chunks').id, 'Arn'] },
     });
     const reads = sidOf(st, 'ReadExportObjects');
-    expect(reads.Action).toBe('s3:GetObject');
+    expect(reads.Action).toEqual(['s3:GetObject', 's3:GetObjectVersion']);
     expect(JSON.stringify(reads.Resource)).toMatch(/"\/acme\/\*"/);
     expect(JSON.stringify(reads.Resource)).toMatch(/"\/exports\/globex\.eu\/\*"/);
     expect(sidOf(st, 'DecryptExportObjectsThroughS3')).toMatchObject({

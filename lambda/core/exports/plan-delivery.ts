@@ -6,7 +6,7 @@
  * idempotent: chunk commits are conditional, cursors resume). A plan already marked is a duplicate and
  * sends nothing.
  */
-import { fail, ValidationError } from '../errors';
+import { fail, PermanentError, ValidationError } from '../errors';
 import { mapWithConcurrency } from '../concurrency';
 import type { DataFile } from './manifest';
 import { parseManifest } from './manifest';
@@ -33,6 +33,8 @@ export interface ManifestObjectsPort {
 export interface RecordedPlan {
   tasks: ExportTask[];
   enqueued: boolean;
+  /** Absent on a plan recorded before fingerprints were: any delivery then counts as the same. */
+  fingerprint?: string;
 }
 
 export interface PlanRecordsPort {
@@ -110,7 +112,32 @@ const factsOf = async (options: PlanDeliveryOptions, files: readonly DataFile[])
   return facts.filter((fact): fact is FileFacts => fact !== undefined);
 };
 
-/** Plans one manifest delivery; a `ValidationError` rejects it (the message goes to the DLQ). */
+/**
+ * A delivery of an executionId that already has a plan: the same content is a duplicate (or, when the
+ * first planner stopped before enqueueing, its tasks are sent again); other content is refused.
+ */
+const followRecorded = async (
+  options: PlanDeliveryOptions,
+  bucket: string,
+  plan: ExecutionPlan,
+  ref: ExecutionRef,
+  recorded: RecordedPlan,
+): Promise<DeliveryResult> => {
+  if (recorded.fingerprint !== undefined && recorded.fingerprint !== plan.fingerprint) {
+    throw new PermanentError(
+      'execution-reused',
+      'executionId',
+      `execution ${ref.executionId} of ${plan.manifestKey} is already planned with other content ` +
+        `(data files, their sizes or versions, or columns differ: fingerprint ${plan.fingerprint.slice(0, 12)}, ` +
+        `planned ${recorded.fingerprint.slice(0, 12)}); its rows are not read. Deliver it under a new executionId`,
+    );
+  }
+  if (recorded.enqueued) return { outcome: 'duplicate', ref, tasks: recorded.tasks.length };
+  await enqueue(options, bucket, ref, recorded.tasks);
+  return { outcome: 're-enqueued', ref, tasks: recorded.tasks.length };
+};
+
+/** Plans one manifest delivery; a `RecordError` rejects it (the message goes to the DLQ). */
 export const planDelivery = async (
   created: ObjectCreated,
   options: PlanDeliveryOptions,
@@ -124,12 +151,7 @@ export const planDelivery = async (
     period: manifest.billingPeriod,
     executionId: manifest.executionId,
   };
-  const existing = await options.plans.readPlan(ref);
-  if (existing) {
-    if (existing.enqueued) return { outcome: 'duplicate', ref, tasks: existing.tasks.length };
-    await enqueue(options, created.bucket, ref, existing.tasks);
-    return { outcome: 're-enqueued', ref, tasks: existing.tasks.length };
-  }
+  // Planned before the recorded plan is consulted: a redelivery is a duplicate only with the same fingerprint.
   const plan = planExecution({
     manifest,
     binding: { tenant: ref.tenant, source: ref.source },
@@ -137,14 +159,13 @@ export const planDelivery = async (
     files: await factsOf(options, manifest.dataFiles),
     targetRowsPerTask: options.targetRowsPerTask,
   });
+  const existing = await options.plans.readPlan(ref);
+  if (existing) return followRecorded(options, created.bucket, plan, ref, existing);
   if ((await options.plans.recordPlan(plan)) === 'duplicate') {
-    // Another delivery of the same manifest recorded it first: follow what that plan says.
+    // Another delivery recorded it first: follow what that plan says.
     const recorded = await options.plans.readPlan(ref);
-    if (recorded?.enqueued !== false) {
-      return { outcome: 'duplicate', ref, tasks: plan.tasks.length };
-    }
-    await enqueue(options, created.bucket, ref, recorded.tasks);
-    return { outcome: 're-enqueued', ref, tasks: recorded.tasks.length };
+    if (!recorded) throw new Error(`the plan of ${ref.executionId} was recorded but is not there`);
+    return followRecorded(options, created.bucket, plan, ref, recorded);
   }
   await enqueue(options, created.bucket, ref, plan.tasks);
   return { outcome: 'planned', ref, tasks: plan.tasks.length };

@@ -7,8 +7,20 @@
  * from a durable cursor); Parquet files are cut into ranges of whole row groups of about
  * `targetRowsPerTask` rows, each task committed once.
  */
+import { createHash } from 'node:crypto';
 import { fail } from '../errors';
 import type { DataFileFormat, ExportManifest } from './manifest';
+
+/**
+ * The version of a data file the plan read: every read of the execution asks for exactly it. S3 gives a
+ * `versionId` in a versioned bucket (the pinned version stays readable after an overwrite); elsewhere
+ * the ETag is sent as `If-Match` (an overwrite then fails the read).
+ */
+export interface FilePin {
+  versionId?: string;
+  /** With its quotes, as S3 returns it. */
+  eTag: string;
+}
 
 export interface FileFacts {
   key: string;
@@ -16,6 +28,8 @@ export interface FileFacts {
   size: number;
   /** Parquet only: rows of each row group, in file order. */
   rowGroups?: readonly number[];
+  /** The version these facts were read from (absent only where the caller has no S3 object). */
+  pin?: FilePin;
 }
 
 /** The S3 event that delivered the manifest. */
@@ -37,6 +51,7 @@ export interface CsvTask {
   kind: 'csv-file';
   objectKey: string;
   format: 'csv' | 'csv.gz';
+  pin?: FilePin;
 }
 
 export interface ParquetTask {
@@ -44,6 +59,7 @@ export interface ParquetTask {
   kind: 'parquet-range';
   objectKey: string;
   format: 'parquet';
+  pin?: FilePin;
   /** Row groups [first, end) of the file. */
   firstRowGroup: number;
   endRowGroup: number;
@@ -58,6 +74,7 @@ export interface PlannedFile {
   key: string;
   format: DataFileFormat;
   size: number;
+  pin?: FilePin;
 }
 
 export interface ExecutionPlan extends SourceBinding {
@@ -66,6 +83,8 @@ export interface ExecutionPlan extends SourceBinding {
   exportArn: string;
   manifestKey: string;
   order: string;
+  /** What a redelivery must match to be the same execution (`planFingerprint`). */
+  fingerprint: string;
   files: PlannedFile[];
   tasks: ExportTask[];
 }
@@ -114,11 +133,42 @@ const checkKeyPart = (field: string, value: string): void => {
 
 const isCount = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
 
+/**
+ * The content of an execution as planned: what its manifest says (ids, period, columns, data files)
+ * and the size and version of each data file. Two deliveries of one executionId with the same
+ * fingerprint are the same execution; anything else re-uses the id for other content.
+ */
+export const planFingerprint = (
+  manifest: ExportManifest,
+  files: readonly PlannedFile[],
+): string => {
+  const canonical = {
+    manifestKey: manifest.manifestKey,
+    executionId: manifest.executionId,
+    exportArn: manifest.exportArn,
+    billingPeriod: manifest.billingPeriod,
+    columns: [...manifest.columns]
+      .map((column) => [column.name, column.type])
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    files: [...files]
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((file) => [
+        file.key,
+        file.format,
+        file.size,
+        file.pin?.versionId ?? null,
+        file.pin?.eTag ?? null,
+      ]),
+  };
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+};
+
 const parquetTasks = (
   key: string,
   rowGroups: readonly number[],
   targetRows: number,
   firstIndex: number,
+  pin: FilePin | undefined,
 ): ParquetTask[] => {
   const tasks: ParquetTask[] = [];
   let first = 0;
@@ -133,6 +183,7 @@ const parquetTasks = (
         kind: 'parquet-range',
         objectKey: key,
         format: 'parquet',
+        ...(pin ? { pin } : {}),
         firstRowGroup: first,
         endRowGroup: group + 1,
         firstRow,
@@ -174,16 +225,26 @@ export const planExecution = (input: PlanInput): ExecutionPlan => {
     const found = facts.get(file.key);
     const field = `dataFiles[${index}]`;
     if (!found) return invalid(field, `the data file ${file.key} is not in the bucket`);
-    files.push({ key: file.key, format: file.format, size: found.size });
+    const pin = found.pin ? { pin: found.pin } : {};
+    files.push({ key: file.key, format: file.format, size: found.size, ...pin });
     if (file.format === 'parquet') {
       if (!found.rowGroups) return invalid(field, `no row group metadata for ${file.key}`);
-      tasks.push(...parquetTasks(file.key, found.rowGroups, input.targetRowsPerTask, tasks.length));
+      tasks.push(
+        ...parquetTasks(
+          file.key,
+          found.rowGroups,
+          input.targetRowsPerTask,
+          tasks.length,
+          found.pin,
+        ),
+      );
     } else {
       tasks.push({
         index: tasks.length,
         kind: 'csv-file',
         objectKey: file.key,
         format: file.format,
+        ...pin,
       });
     }
   });
@@ -201,6 +262,7 @@ export const planExecution = (input: PlanInput): ExecutionPlan => {
     exportArn: manifest.exportArn,
     manifestKey: manifest.manifestKey,
     order,
+    fingerprint: planFingerprint(manifest, files),
     files,
     tasks,
   };

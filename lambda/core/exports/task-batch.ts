@@ -7,9 +7,15 @@
  * remaining time; if not, it stops with a transient failure (SQS redelivers the task and it resumes at
  * the durable cursor: a committed sub-chunk is never read into the totals again, an uncommitted one
  * is read again from its first row).
+ *
+ * Failures: a file that cannot be read as planned (a `ValidationError` of the file) fails the execution
+ * at once. Any other error of a task is retried by SQS redelivery — S3 throttling, a network error, the
+ * time budget — until the receive that is the queue's last (`maxReceiveCount`): there the execution is
+ * marked `failed` with the error and the task dead-lettered with it, so that an execution never stays
+ * incomplete with its task in the DLQ.
  */
 import type { BatchOutcome } from '../batch';
-import { fail, PermanentError, TransientError, ValidationError } from '../errors';
+import { fail, PermanentError, RecordError, TransientError, ValidationError } from '../errors';
 import { parseRecords, runParsedBatch } from '../parsed-batch';
 import type { DeadLetterPort, SqsRecordInput } from '../ports';
 import { exportDiffKey, exportDiffMessage, type ExportDiffMessage } from './diff-message';
@@ -22,6 +28,7 @@ import {
   type ExecutionRef,
   type ExportStorePort,
   type SwitchOutcome,
+  type TaskReport,
 } from './run-task';
 import { changeNotifications } from './snapshot';
 import { declaredPrecedence, sourceOfKey, type ExportSource } from './source';
@@ -61,6 +68,8 @@ export interface TaskBatchOptions {
   corrections?: LateCorrectionDeps;
   /** Ranks each switched source among the other exports of its period (absent: no check). */
   periodSources?: PeriodSourcesPort;
+  /** The chunk queue's maxReceiveCount (absent: no receive is known to be the last). */
+  maxReceiveCount?: number;
 }
 
 export const DEFAULT_RESERVE_MS = 10_000;
@@ -159,6 +168,34 @@ const refuseLateCorrections = (
   );
 };
 
+const receiveCountOf = (record: SqsRecordInput): number =>
+  Number(record.attributes?.ApproximateReceiveCount ?? '1');
+
+/**
+ * Runs the task; an error that would be retried, on the task's last receive, fails the execution with
+ * its reason and dead-letters the task instead (SQS would move it to the DLQ without a word).
+ */
+const runUntilLastReceive = async (
+  run: () => Promise<TaskReport>,
+  message: ExportTaskMessage,
+  record: SqsRecordInput,
+  store: ExportStorePort,
+  maxReceiveCount: number | undefined,
+): Promise<TaskReport> => {
+  try {
+    return await run();
+  } catch (error) {
+    const receives = receiveCountOf(record);
+    if (error instanceof RecordError || maxReceiveCount === undefined) throw error;
+    if (receives < maxReceiveCount) throw error;
+    const failure =
+      `${message.task.objectKey}: task ${message.task.index} failed on its last receive (${receives} of ${maxReceiveCount}): ` +
+      `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+    await store.markFailed(message.ref, failure);
+    throw new PermanentError('retries-exhausted', message.task.objectKey, failure);
+  }
+};
+
 const correctionsNote = (record: LateCorrectionRecord | undefined): string =>
   record
     ? `, closed-period corrections: ${record.booked} booked, ${record.rejected.length} rejected`
@@ -178,22 +215,31 @@ export const processTaskBatch = (
       concurrency: options.concurrency,
       deadLetters: options.deadLetters,
       hashOf: (message) => `${message.ref.executionId}#${message.task.index}`,
-      process: async (message, { messageId }) => {
+      process: async (message, record) => {
+        const { messageId } = record;
         const source = checkBinding(message, options);
-        const report = await runExportTask({
-          ref: message.ref,
-          task: message.task,
-          store,
-          openRows: (task, fromRow) => options.openRows(message.bucket, task, fromRow),
-          context: {
-            tenant: message.ref.tenant,
-            billingPeriod: message.ref.period,
-            source: source.source ?? options.defaultProvider,
-          },
-          subChunkRows: options.subChunkRows,
-          corrections: options.corrections,
-          precedence: declaredPrecedence(source, message.ref.source),
-        });
+        const run = () =>
+          runExportTask({
+            ref: message.ref,
+            task: message.task,
+            store,
+            openRows: (task, fromRow) => options.openRows(message.bucket, task, fromRow),
+            context: {
+              tenant: message.ref.tenant,
+              billingPeriod: message.ref.period,
+              source: source.source ?? options.defaultProvider,
+            },
+            subChunkRows: options.subChunkRows,
+            corrections: options.corrections,
+            precedence: declaredPrecedence(source, message.ref.source),
+          });
+        const report = await runUntilLastReceive(
+          run,
+          message,
+          record,
+          options.store,
+          options.maxReceiveCount,
+        );
         if (report.failed)
           throw new ValidationError('invalid-field', message.task.objectKey, report.failed);
         const shadowing: Shadowing | undefined =

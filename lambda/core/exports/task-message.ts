@@ -5,7 +5,7 @@
  */
 import { fail } from '../errors';
 import { isObject } from '../formats/fields';
-import type { ExportTask } from './plan';
+import type { ExportTask, FilePin } from './plan';
 import type { ExecutionRef } from './run-task';
 
 export const TASK_MESSAGE_VERSION = 1;
@@ -25,15 +25,25 @@ const count = (value: unknown, field: string): number =>
     ? (value as number)
     : fail('invalid-field', field, 'expected a whole number ≥ 0');
 
+/** The pinned version of the task's file, when the plan pinned one. */
+const pinOf = (value: unknown): { pin?: FilePin } => {
+  if (value === undefined) return {};
+  if (!isObject(value)) return fail('invalid-field', 'task.pin', 'expected {versionId?, eTag}');
+  const eTag = text(value.eTag, 'task.pin.eTag');
+  if (value.versionId === undefined) return { pin: { eTag } };
+  return { pin: { versionId: text(value.versionId, 'task.pin.versionId'), eTag } };
+};
+
 const taskOf = (value: unknown): ExportTask => {
   if (!isObject(value)) return fail('missing-field', 'task', 'required');
   const index = count(value.index, 'task.index');
   const objectKey = text(value.objectKey, 'task.objectKey');
+  const pin = pinOf(value.pin);
   if (value.kind === 'csv-file') {
     if (value.format !== 'csv' && value.format !== 'csv.gz') {
       return fail('invalid-field', 'task.format', 'expected csv or csv.gz');
     }
-    return { index, kind: 'csv-file', objectKey, format: value.format };
+    return { index, kind: 'csv-file', objectKey, format: value.format, ...pin };
   }
   if (value.kind === 'parquet-range') {
     return {
@@ -41,6 +51,7 @@ const taskOf = (value: unknown): ExportTask => {
       kind: 'parquet-range',
       objectKey,
       format: 'parquet',
+      ...pin,
       firstRowGroup: count(value.firstRowGroup, 'task.firstRowGroup'),
       endRowGroup: count(value.endRowGroup, 'task.endRowGroup'),
       firstRow: count(value.firstRow, 'task.firstRow'),

@@ -13,6 +13,7 @@ import {
   RangeNotSatisfiableError,
   s3AsyncBuffer,
   S3Objects,
+  VersionGoneError,
 } from '../../../lambda/adapters/s3-objects';
 
 const client = new S3Client({
@@ -118,6 +119,35 @@ describe('S3Objects', () => {
       ObjectChangedError,
     );
     expect(gets()[0].IfMatch).toBe('"v1"');
+  });
+
+  it('with versionId, every request names the version; a version S3 no longer has is a VersionGoneError', async () => {
+    s3.on(HeadObjectCommand).callsFake((input: { VersionId?: string }) => {
+      if (input.VersionId === 'gone') throw serviceError('NotFound', 404);
+      return { ContentLength: SIZE, ETag: eTag, VersionId: input.VersionId ?? 'latest' };
+    });
+    s3.on(GetObjectCommand).callsFake((input: GetObjectCommandInput) => {
+      if (input.VersionId === 'gone') throw serviceError('NoSuchVersion', 404);
+      return answerGet(input);
+    });
+    const s3Objects = objects();
+    expect(await s3Objects.head(BUCKET, KEY)).toEqual({
+      size: SIZE,
+      eTag: '"v1"',
+      versionId: 'latest',
+    });
+    await s3Objects.readRange(BUCKET, KEY, 0, 10, { versionId: 'v-1', ifMatch: '"v1"' });
+    (await s3Objects.openStream(BUCKET, KEY, { versionId: 'v-1' })).destroy();
+    expect(gets().map((input) => [input.VersionId, input.IfMatch])).toEqual([
+      ['v-1', '"v1"'],
+      ['v-1', undefined],
+    ]);
+    await expect(s3Objects.readRange(BUCKET, KEY, 0, 10, { versionId: 'gone' })).rejects.toThrow(
+      VersionGoneError,
+    );
+    await expect(s3Objects.head(BUCKET, KEY, { versionId: 'gone' })).rejects.toThrow(
+      /version gone of s3:\/\/exports\/focus\/data\/part-0.parquet no longer exists/,
+    );
   });
 
   it('objectSize is the HEAD Content-Length; openStream streams the whole object', async () => {
@@ -234,6 +264,24 @@ describe('s3AsyncBuffer', () => {
     await expect(buffer.slice(5000, 5010)).rejects.toThrow(ObjectChangedError);
     await expect(buffer.slice(5000, 5010)).rejects.toThrow(ObjectChangedError);
     expect(ranges()).toEqual(['bytes=0-999', 'bytes=5000-5999', 'bytes=5000-5999']);
+  });
+
+  it('a pinned version is read with its version id and ETag on the HEAD and on every GET', async () => {
+    s3.on(HeadObjectCommand).callsFake((input: { VersionId?: string; IfMatch?: string }) => ({
+      ContentLength: SIZE,
+      ETag: eTag,
+      VersionId: input.VersionId,
+    }));
+    const buffer = await open({ pin: { versionId: 'v-7', eTag: '"v1"' } });
+    await sliceEquals(buffer, 0, 10);
+    await sliceEquals(buffer, 5000, 5010);
+    expect(buffer.versionId).toBe('v-7');
+    const [head] = s3.commandCalls(HeadObjectCommand).map((call) => call.args[0].input);
+    expect([head.VersionId, head.IfMatch]).toEqual(['v-7', '"v1"']);
+    expect(gets().map((input) => [input.VersionId, input.IfMatch])).toEqual([
+      ['v-7', '"v1"'],
+      ['v-7', '"v1"'],
+    ]);
   });
 
   it('a known version skips the HEAD; an object shorter than that version is an error', async () => {

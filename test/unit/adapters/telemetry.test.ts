@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { EXPORT_SHADOWED_METRIC } from '../../../contract/telemetry';
-import { reportBatch, type Telemetry } from '../../../lambda/adapters/telemetry';
+import { EXECUTION_REUSED_METRIC, EXPORT_SHADOWED_METRIC } from '../../../contract/telemetry';
+import { createTelemetry, reportBatch, type Telemetry } from '../../../lambda/adapters/telemetry';
 
 describe('reportBatch', () => {
   it('counts export switches of a shadowed source and logs the source that counts instead', () => {
@@ -26,5 +26,36 @@ describe('reportBatch', () => {
       'record',
       expect.objectContaining({ messageId: 'm-1', shadowedBy: 'exports/acme/focus' }),
     );
+  });
+
+  it('counts manifests refused for a re-used executionId in a metric of their own', () => {
+    const telemetry = createTelemetry({ POWERTOOLS_DEV: 'true' });
+    const added: [string, number][] = [];
+    jest
+      .spyOn(telemetry.metrics, 'addMetric')
+      .mockImplementation((name: string, _unit: unknown, value: number) => {
+        added.push([name, value]);
+        return telemetry.metrics;
+      });
+    jest
+      .spyOn(telemetry.metrics, 'publishStoredMetrics')
+      .mockImplementation(() => telemetry.metrics);
+    jest.spyOn(telemetry.logger, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(telemetry.logger, 'info').mockImplementation(() => undefined);
+
+    reportBatch(telemetry, 'export-deliveries', {
+      results: [
+        { messageId: 'a', outcome: 'rejected', code: 'execution-reused', reason: 'other content' },
+        { messageId: 'b', outcome: 'rejected', code: 'invalid-field', reason: 'bad manifest' },
+        { messageId: 'c', outcome: 'applied' },
+      ],
+      batchItemFailures: [],
+    });
+
+    expect(added).toEqual([
+      ['rejected', 2],
+      ['applied', 1],
+      [EXECUTION_REUSED_METRIC, 1],
+    ]);
   });
 });

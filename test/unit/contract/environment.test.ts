@@ -45,6 +45,7 @@ const everySetting: Required<ConsumerEnvironment> = {
   exportDiffThreshold: '0.50',
   exportCsvSubchunkRows: 1000,
   exportParquetRowsPerTask: 5000,
+  exportChunkMaxReceiveCount: 20,
   totalShards: 4,
   lateChargePolicy: 'reject',
   autoCloseAfterDays: 5,
@@ -93,6 +94,7 @@ describe('consumer environment contract', () => {
       threshold: '0.50',
       subChunkRows: 1000,
       notificationsTopicArn: everySetting.notificationsTopicArn,
+      maxReceiveCount: 20,
     });
   });
 

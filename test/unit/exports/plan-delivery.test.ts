@@ -1,4 +1,4 @@
-import { ValidationError } from '../../../lambda/core/errors';
+import { PermanentError, ValidationError } from '../../../lambda/core/errors';
 import { manifestFor, type DataFile } from '../../../lambda/core/exports/manifest';
 import type { ExecutionPlan, FileFacts } from '../../../lambda/core/exports/plan';
 import {
@@ -71,7 +71,9 @@ class FakePlans {
 
   readPlan(ref: ExecutionRef): Promise<RecordedPlan | undefined> {
     const plan = this.plans.get(ref.executionId);
-    return Promise.resolve(plan && { tasks: plan.tasks, enqueued: plan.enqueued });
+    return Promise.resolve(
+      plan && { tasks: plan.tasks, enqueued: plan.enqueued, fingerprint: plan.fingerprint },
+    );
   }
 
   markEnqueued(ref: ExecutionRef): Promise<void> {
@@ -162,6 +164,45 @@ describe('planDelivery', () => {
     expect(plans.plans.get('e-1')?.enqueued).toBe(true);
   });
 
+  it('a delivery of the same executionId with an added data file is refused as execution-reused', async () => {
+    const { bucket, plans, queue, options } = setup();
+    await planDelivery(created, options);
+    const grown = manifestFor({
+      bucket: 'exports',
+      prefix: 'acme/focus',
+      exportName: 'daily',
+      billingPeriod: '2026-11',
+      executionId: 'e-1',
+      columns: COLUMNS,
+      dataFileNames: ['a.csv', 'b.csv.gz', 'c.parquet', 'd.csv'],
+    });
+    bucket.texts.set(manifestKey, grown.json);
+    const added = grown.dataFileKeys[3];
+    bucket.facts.set(added, { key: added, size: 10 });
+
+    const error = await planDelivery(created, options).catch((thrown: unknown) => thrown);
+
+    expect(error).toBeInstanceOf(PermanentError);
+    expect(error).not.toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ code: 'execution-reused', field: 'executionId' });
+    expect((error as PermanentError).reason).toMatch(/e-1 .* already planned with other content/);
+    expect(plans.plans.get('e-1')?.tasks).toHaveLength(4);
+    expect(queue.sent).toHaveLength(4);
+  });
+
+  it('a redelivery whose data file has another version since planning is refused as execution-reused', async () => {
+    const { bucket, options } = setup();
+    const [csv] = built.dataFileKeys;
+    bucket.facts.set(csv, { key: csv, size: 10, pin: { versionId: 'v1', eTag: '"a"' } });
+    await planDelivery(created, options);
+    expect((await planDelivery(created, options)).outcome).toBe('duplicate');
+
+    bucket.facts.set(csv, { key: csv, size: 10, pin: { versionId: 'v2', eTag: '"b"' } });
+    await expect(planDelivery(created, options)).rejects.toMatchObject({
+      code: 'execution-reused',
+    });
+  });
+
   it('rejects a manifest under no configured prefix, naming the config key', async () => {
     const { queue, options } = setup([{ tenant: 'other', bucket: 'exports', prefix: 'other' }]);
     const error = await rejectionOf(() => planDelivery(created, options));
@@ -231,6 +272,28 @@ describe('processManifestBatch', () => {
     };
     return { sent, port };
   };
+
+  it('dead-letters a manifest re-using a planned executionId for other content, with its code', async () => {
+    const { bucket, options } = setup();
+    const dlq = deadLetters();
+    const batch = { ...options, concurrency: 1, deadLetters: dlq.port };
+    await processManifestBatch([record(s3Event(manifestKey), 'first')], batch);
+    bucket.facts.set(built.dataFileKeys[0], { key: built.dataFileKeys[0], size: 11 });
+
+    const outcome = await processManifestBatch([record(s3Event(manifestKey), 'again')], batch);
+
+    expect(outcome.results).toEqual([
+      expect.objectContaining({
+        messageId: 'again',
+        outcome: 'rejected',
+        code: 'execution-reused',
+      }),
+    ]);
+    expect(outcome.batchItemFailures).toEqual([]);
+    expect(dlq.sent).toEqual([
+      ['again', expect.objectContaining({ code: 'execution-reused', field: 'executionId' })],
+    ]);
+  });
 
   it('acknowledges the S3 test event without planning anything', async () => {
     const { queue, options } = setup();

@@ -13,11 +13,19 @@
  *
  * Compression: SNAPPY and UNCOMPRESSED (hyparquet), GZIP and BROTLI (node:zlib), ZSTD where node:zlib
  * has it (Node 22.15+; the Lambda runtime does). Another codec fails the file with hyparquet's error.
+ * Decompression is capped (`DecompressionLimits`): a page never expands past what its header declares
+ * nor past `maxPageBytes`, and a task's pages together never past what its column chunks declare
+ * (`total_uncompressed_size`) nor past `maxTaskBytes` — a decompression bomb fails the file instead of
+ * the worker's memory.
+ *
+ * Errors: a file that cannot be decoded is a `ValidationError` (the file's fault, permanent); an error of
+ * the `AsyncBuffer`'s own reads (S3) passes through unchanged, for the caller to classify.
  */
 import * as zlib from 'node:zlib';
 import {
   parquetMetadataAsync,
   parquetRead,
+  snappyUncompress,
   type AsyncBuffer,
   type ColumnData,
   type ColumnMetaData,
@@ -26,7 +34,7 @@ import {
   type RowGroup,
   type SchemaElement,
 } from 'hyparquet';
-import { fail } from '../../errors';
+import { fail, ValidationError } from '../../errors';
 import { REQUIRED_FOCUS_COLUMNS } from '../manifest';
 import type { ExportRow } from '../rows';
 
@@ -59,13 +67,111 @@ export interface ParquetChunk {
 
 const utf8 = new TextDecoder();
 
-const zstdDecompress = (zlib as unknown as { zstdDecompressSync?: (input: Uint8Array) => Buffer })
-  .zstdDecompressSync;
+type Inflate = (input: Uint8Array, options: { maxOutputLength: number }) => Uint8Array;
 
-const COMPRESSORS: Compressors = {
-  GZIP: (input) => zlib.gunzipSync(input),
-  BROTLI: (input) => zlib.brotliDecompressSync(input),
-  ...(zstdDecompress ? { ZSTD: (input: Uint8Array) => zstdDecompress(input) } : {}),
+const zstdDecompress = (zlib as unknown as { zstdDecompressSync?: Inflate }).zstdDecompressSync;
+
+const INFLATERS: Partial<Record<'GZIP' | 'BROTLI' | 'ZSTD', Inflate>> = {
+  GZIP: (input, options) => zlib.gunzipSync(input, options),
+  BROTLI: (input, options) => zlib.brotliDecompressSync(input, options),
+  ...(zstdDecompress ? { ZSTD: zstdDecompress } : {}),
+};
+
+export interface DecompressionLimits {
+  /** Uncompressed bytes one page may declare. */
+  maxPageBytes: number;
+  /** Uncompressed bytes the column chunks of one task's row groups may declare together. */
+  maxTaskBytes: number;
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * Ceilings of decompression per page and per task. A row group's column chunks are decoded together, so
+ * these bound the worker's memory whatever the file claims; the benchmark's tasks of 200,000 rows
+ * declare about 20 MB (docs/exports.md#decompression-limits).
+ */
+export const DECOMPRESSION_LIMITS: DecompressionLimits = {
+  maxPageBytes: 64 * MIB,
+  maxTaskBytes: 1024 * MIB,
+};
+
+const isBufferTooLarge = (error: unknown): boolean =>
+  (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+
+/**
+ * hyparquet's decompressors for one task, sharing one budget: the uncompressed bytes the task's column
+ * chunks declare. A page is refused before any work when its header declares more than the page
+ * ceiling or than is left of the budget, and its output is cut at the size it declares.
+ */
+const cappedCompressors = (declaredBytes: number, limits: DecompressionLimits): Compressors => {
+  let left = declaredBytes;
+  const reserve = (codec: string, pageBytes: number): void => {
+    if (pageBytes > limits.maxPageBytes) {
+      fail(
+        'too-large',
+        'page',
+        `a ${codec} page declares ${pageBytes} bytes uncompressed (at most ${limits.maxPageBytes} per page)`,
+      );
+    }
+    if (pageBytes > left) {
+      fail(
+        'too-large',
+        'page',
+        `the ${codec} pages declare more than the ${declaredBytes} uncompressed bytes of their column chunks (total_uncompressed_size)`,
+      );
+    }
+    left -= pageBytes;
+  };
+  const compressors: Compressors = {
+    SNAPPY: (input, pageBytes) => {
+      reserve('SNAPPY', pageBytes);
+      const output = new Uint8Array(pageBytes);
+      snappyUncompress(input, output);
+      return output;
+    },
+  };
+  for (const [codec, inflate] of Object.entries(INFLATERS)) {
+    compressors[codec as keyof typeof INFLATERS] = (input, pageBytes) => {
+      reserve(codec, pageBytes);
+      try {
+        return inflate(input, { maxOutputLength: Math.max(1, pageBytes) });
+      } catch (error) {
+        if (isBufferTooLarge(error)) {
+          return fail(
+            'too-large',
+            'page',
+            `a ${codec} page expands past the ${pageBytes} bytes its header declares`,
+          );
+        }
+        return fail(
+          'malformed-body',
+          'page',
+          `a ${codec} page does not decompress: ${(error as Error).message}`,
+        );
+      }
+    };
+  }
+  return compressors;
+};
+
+/** The file as hyparquet reads it, remembering which errors came from its reads (S3, not the bytes). */
+const trackReads = (file: AsyncBuffer) => {
+  const readErrors = new WeakSet<object>();
+  const tracked: AsyncBuffer = {
+    byteLength: file.byteLength,
+    slice: async (start, end) => {
+      try {
+        return await file.slice(start, end);
+      } catch (error) {
+        if (typeof error === 'object' && error !== null) readErrors.add(error);
+        throw error;
+      }
+    },
+  };
+  const isReadError = (error: unknown): boolean =>
+    typeof error === 'object' && error !== null && readErrors.has(error);
+  return { tracked, isReadError };
 };
 
 const isDecimal = (element: SchemaElement): boolean =>
@@ -140,9 +246,11 @@ export const readParquetFile = async (
   requiredColumns: readonly string[] = REQUIRED_FOCUS_COLUMNS,
 ): Promise<ParquetFile> => {
   let metadata: FileMetaData;
+  const { tracked, isReadError } = trackReads(file);
   try {
-    metadata = await parquetMetadataAsync(file);
+    metadata = await parquetMetadataAsync(tracked);
   } catch (error) {
+    if (isReadError(error)) throw error;
     return fail('malformed-body', '$', `not a Parquet file: ${(error as Error).message}`);
   }
   const columns = topLevelColumns(metadata);
@@ -285,17 +393,28 @@ const readGroupColumns = async (
   metadata: FileMetaData,
   scales: Map<string, number>,
   rows: { rowStart: number; rowEnd: number },
+  compressors: Compressors,
 ): Promise<ColumnCells[]> => {
   const pieces = new Map<string, ColumnData[]>(parquet.columns.map((name) => [name, []]));
-  await parquetRead({
-    file,
-    metadata,
-    rowStart: rows.rowStart,
-    rowEnd: rows.rowEnd,
-    utf8: false,
-    compressors: COMPRESSORS,
-    onChunk: (chunk) => pieces.get(chunk.columnName)?.push(chunk),
-  });
+  const { tracked, isReadError } = trackReads(file);
+  try {
+    await parquetRead({
+      file: tracked,
+      metadata,
+      rowStart: rows.rowStart,
+      rowEnd: rows.rowEnd,
+      utf8: false,
+      compressors,
+      onChunk: (chunk) => pieces.get(chunk.columnName)?.push(chunk),
+    });
+  } catch (error) {
+    if (isReadError(error) || error instanceof ValidationError) throw error;
+    fail(
+      'malformed-body',
+      'rowGroups',
+      `rows ${rows.rowStart}-${rows.rowEnd - 1} do not decode: ${(error as Error).message}`,
+    );
+  }
   return parquet.columns.map((name) => {
     const scale = scales.get(name);
     const column = new ColumnCells(
@@ -326,6 +445,16 @@ const assignedCells: RowCells = (columns, row) => {
 const definedCells: RowCells = (columns, row) =>
   Object.fromEntries(columns.map((column) => [column.name, column.at(row)]));
 
+/** Uncompressed bytes the column chunks of row groups [fromGroup, toGroup) declare. */
+const declaredBytes = (
+  metadata: FileMetaData,
+  range: { fromGroup: number; toGroup: number },
+): number =>
+  metadata.row_groups
+    .slice(range.fromGroup, range.toGroup)
+    .flatMap((group) => group.columns)
+    .reduce((sum, column) => sum + Number(column.meta_data?.total_uncompressed_size ?? 0), 0);
+
 /**
  * Rows of row groups [fromGroup, toGroup), starting at row `fromRow` of the file when given (a cursor
  * inside the range). Memory holds one row group's decoded columns: each row's cells are made from them
@@ -335,6 +464,7 @@ export async function* readParquetRows(
   file: AsyncBuffer,
   parquet: ParquetFile,
   range: { fromGroup: number; toGroup: number; fromRow?: number },
+  limits: DecompressionLimits = DECOMPRESSION_LIMITS,
 ): AsyncGenerator<ExportRow> {
   if (
     range.fromGroup < 0 ||
@@ -347,6 +477,15 @@ export async function* readParquetRows(
       `[${range.fromGroup}, ${range.toGroup}) is not within the file's ${parquet.rowGroups.length} row groups`,
     );
   }
+  const declared = declaredBytes(parquet.metadata, range);
+  if (declared > limits.maxTaskBytes) {
+    fail(
+      'too-large',
+      'rowGroups',
+      `row groups ${range.fromGroup}-${range.toGroup - 1} declare ${declared} bytes uncompressed (at most ${limits.maxTaskBytes} per task): lower exportParquetRowsPerTask, or write smaller row groups`,
+    );
+  }
+  const compressors = cappedCompressors(declared, limits);
   const metadata = withRawDecimals(parquet.metadata);
   const scales = decimalScales(parquet.metadata);
   const rowCells = parquet.columns.includes('__proto__') ? definedCells : assignedCells;
@@ -356,7 +495,14 @@ export async function* readParquetRows(
     const rowStart = Math.max(group.rowStart, range.fromRow ?? 0);
     if (rowStart >= rowEnd) continue;
     columns = []; // the previous group is let go before the next one is read
-    columns = await readGroupColumns(file, parquet, metadata, scales, { rowStart, rowEnd });
+    columns = await readGroupColumns(
+      file,
+      parquet,
+      metadata,
+      scales,
+      { rowStart, rowEnd },
+      compressors,
+    );
     for (let row = rowStart; row < rowEnd; row += 1) {
       yield { rowIndex: row, cells: rowCells(columns, row) };
     }

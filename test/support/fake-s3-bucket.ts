@@ -1,0 +1,75 @@
+/**
+ * An S3 bucket played by aws-sdk-client-mock, for what the local S3 (s3rver) cannot do: versions,
+ * If-Match (412), NoSuchVersion. HEAD and GET (ranged or whole) as S3 answers them.
+ */
+import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+
+interface Version {
+  versionId: string;
+  eTag: string;
+  bytes: Buffer;
+}
+
+/** A bucket as S3 answers HEAD and GET: VersionId, If-Match (412), Range; `versioned: false` keeps only the latest. */
+export const fakeBucket = (versioned: boolean) => {
+  const objects = new Map<string, Version[]>();
+  const client = new S3Client({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  const mock = mockClient(client);
+  const failure = (name: string, status: number) =>
+    Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
+  const pick = (input: { Key?: string; VersionId?: string; IfMatch?: string }) => {
+    const versions = objects.get(String(input.Key)) ?? [];
+    const version =
+      input.VersionId === undefined
+        ? versions.at(-1)
+        : versions.find((candidate) => candidate.versionId === input.VersionId);
+    if (!version) throw failure(input.VersionId ? 'NoSuchVersion' : 'NoSuchKey', 404);
+    if (input.IfMatch !== undefined && input.IfMatch !== version.eTag)
+      throw failure('PreconditionFailed', 412);
+    return version;
+  };
+  mock.on(HeadObjectCommand).callsFake((input) => {
+    const version = pick(input);
+    return {
+      ContentLength: version.bytes.length,
+      ETag: version.eTag,
+      ...(versioned ? { VersionId: version.versionId } : {}),
+    };
+  });
+  mock.on(GetObjectCommand).callsFake((input: { Range?: string; Key?: string }) => {
+    const { bytes, eTag } = pick(input);
+    const [, first, last] = /^bytes=(\d+)-(\d+)$/.exec(input.Range ?? '') ?? [];
+    const start = first === undefined ? 0 : Number(first);
+    const end = last === undefined ? bytes.length : Math.min(Number(last) + 1, bytes.length);
+    const body = bytes.subarray(start, end);
+    return {
+      Body: Object.assign(Readable.from([body]), {
+        transformToByteArray: () => Promise.resolve(new Uint8Array(body)),
+      }),
+      ETag: eTag,
+      ...(input.Range ? { ContentRange: `bytes ${start}-${end - 1}/${bytes.length}` } : {}),
+    };
+  });
+  const put = (key: string, content: string | Uint8Array) => {
+    const bytes = Buffer.from(content);
+    const versions = objects.get(key) ?? [];
+    const version = {
+      versionId: `v${versions.length + 1}`,
+      eTag: `"${createHash('md5').update(bytes).digest('hex')}"`,
+      bytes,
+    };
+    objects.set(key, versioned ? [...versions, version] : [version]);
+  };
+  const deleteVersion = (key: string, versionId: string) =>
+    objects.set(
+      key,
+      (objects.get(key) ?? []).filter((version) => version.versionId !== versionId),
+    );
+  return { client, mock, put, deleteVersion };
+};
