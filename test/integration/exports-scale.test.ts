@@ -1,7 +1,7 @@
 /**
- * An export too large for single items: 4,000 accounts × 2 services with 500-character service names
- * in ONE CSV sub-chunk (its totals take 15 pages of 300 KB: more than the 12 a transaction could
- * carry), and diffs of 4,000 account-currencies (their account list alone passes 400 KB). Both
+ * An export too large for single items: 3,300 accounts × 2 services with 600-character service names
+ * in ONE CSV sub-chunk (its totals take 14 pages of 300 KB: more than the 12 a transaction could
+ * carry), and diffs of 3,300 account-currencies (their account list alone passes 400 KB). Both
  * exports become current, the ledger holds their exact sums, the second diff reads back whole from
  * its pages, and no item of the table passes DynamoDB's 400 KB.
  */
@@ -16,8 +16,8 @@ import { ItemSizeProbe } from '../support/item-size-probe';
 
 jest.setTimeout(120_000);
 
-const ACCOUNTS = 4_000;
-const SERVICES = ['A', 'B'].map((letter) => letter.repeat(500));
+const ACCOUNTS = 3_300;
+const SERVICES = ['A', 'B'].map((letter) => letter.repeat(600));
 const account = (index: number) => String(300000000000 + index);
 /** Cents of account `index`, service `s`, in export `round` (1 or 2): exact integers. */
 const cents = (index: number, s: number, round: number): bigint =>
@@ -45,6 +45,8 @@ const probe = new ItemSizeProbe();
 let dynamo: ReturnType<typeof localDynamo>;
 let tables: LedgerTables;
 let store: ExportStore;
+/** The export source of the deliveries (set by the first test). */
+let source = '';
 
 beforeAll(async () => {
   dynamo = localDynamo({ middleware: probe.middleware });
@@ -99,13 +101,13 @@ const largestStoredItem = async (): Promise<number> => {
   return largest;
 };
 
-describe('an export of 4,000 accounts × 2 services with long service names', () => {
+describe('an export of 3,300 accounts × 2 services with long service names', () => {
   it('becomes current with its exact sum, and the next one too, with a diff read back from its pages', async () => {
     const first = await deliver(store, delivery('big-1', '2026-11-02T06:00:00.000Z', 1), {
       subChunkRows: 10_000,
     });
     expect(first.reports.at(-1)?.switched).toMatchObject({ outcome: 'current' });
-    const { source } = first.planned.ref;
+    source = first.planned.ref.source;
     const chunkKeys = await sortKeys(source, 'EXEC#big-1#CHUNK#');
     expect(chunkKeys[0]).toBe('EXEC#big-1#CHUNK#00000.000000000000');
     expect(chunkKeys.length - 1).toBeGreaterThan(12);
@@ -162,6 +164,32 @@ describe('an export of 4,000 accounts × 2 services with long service names', ()
 
     expect(probe.largest.bytes).toBeLessThanOrEqual(310_000);
     expect(probe.largestTransaction.bytes).toBeLessThan(MAX_ITEM_BYTES);
+    expect(await largestStoredItem()).toBeLessThanOrEqual(310_000);
+  });
+
+  it('keeps every refused correction of a pass, however many, beside a bounded EXEC item', async () => {
+    const executions = await store.listExecutions('wide', source, '2026-11');
+    const ref = executions.find((execution) => execution.executionId === 'big-2');
+    if (!ref) throw new Error('big-2 was not planned by the test above');
+    const rejected = Array.from({ length: 5_000 }, (_, index) => ({
+      accountId: account(index),
+      currency: 'USD',
+      amount: '1.5',
+      code: 'period-closed',
+      reason: `the billing period 2026-11 of account ${account(index)} is closed; reopen it first`,
+    }));
+    const record = {
+      sequence: 2,
+      booked: 0,
+      unchanged: 0,
+      rejected,
+      at: '2026-12-01T00:00:00.000Z',
+    };
+
+    await store.recordLateCorrections(ref, record, 2);
+
+    expect((await store.readExecution(ref))?.lateCorrections).toEqual(record);
+    expect(probe.largest.bytes).toBeLessThanOrEqual(310_000);
     expect(await largestStoredItem()).toBeLessThanOrEqual(310_000);
   });
 });
