@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --events 20000 --hot-events 6000 --reps 5 --crash-events 1000 --consumers 4 --seed N --out dir]`
- * `npm run bench -- --sections exports [--export-rows 1000000 --export-stream-events 20000]`
+ * `npm run bench -- --sections exports [--export-rows 1000000 --export-stream-events 20000
+ *   --export-scale-rows 1000000 --export-scale-account-currencies 100000]`
  *
  * Ours (lambda/handlers/cost-ledger.ts) vs the Powertools baseline (bench/baseline/), side by side in one
  * run against one DynamoDB Local that this script starts and stops. Writes latest.json, latest.md and
@@ -74,6 +75,9 @@ export interface BenchOptions {
   sections?: BenchSection[];
   exportRows?: number;
   exportStreamEvents?: number;
+  /** The exports section's scale case: rows and account-currencies of its export. */
+  exportScaleRows?: number;
+  exportScaleAccountCurrencies?: number;
 }
 
 export type BenchSection = 'stream' | 'exports';
@@ -94,6 +98,8 @@ export const DEFAULTS: BenchOptions = {
   sections: SECTIONS,
   exportRows: EXPORTS_DEFAULTS.rows,
   exportStreamEvents: EXPORTS_DEFAULTS.streamEvents,
+  exportScaleRows: EXPORTS_DEFAULTS.scaleRows,
+  exportScaleAccountCurrencies: EXPORTS_DEFAULTS.scaleAccountCurrencies,
 };
 
 export const parseArgs = (argv: string[]): BenchOptions => {
@@ -159,6 +165,12 @@ export const parseArgs = (argv: string[]): BenchOptions => {
         break;
       case '--export-stream-events':
         options.exportStreamEvents = integer('--export-stream-events');
+        break;
+      case '--export-scale-rows':
+        options.exportScaleRows = integer('--export-scale-rows');
+        break;
+      case '--export-scale-account-currencies':
+        options.exportScaleAccountCurrencies = integer('--export-scale-account-currencies');
         break;
       default:
         throw new Error(`unknown flag ${flag} (see bench/run.ts)`);
@@ -404,6 +416,9 @@ export const runExportsSection = async (options: BenchOptions): Promise<ExportsR
       // About 40 bad rows in a small run, every 10,000th row in the full one.
       badRowEvery: Math.max(2, Math.min(EXPORTS_DEFAULTS.badRowEvery, Math.floor(rows / 40))),
       streamEvents: options.exportStreamEvents ?? EXPORTS_DEFAULTS.streamEvents,
+      scaleRows: options.exportScaleRows ?? EXPORTS_DEFAULTS.scaleRows,
+      scaleAccountCurrencies:
+        options.exportScaleAccountCurrencies ?? EXPORTS_DEFAULTS.scaleAccountCurrencies,
       seed: options.seed,
       dynamoEndpoint,
       log,

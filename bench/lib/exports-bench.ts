@@ -15,7 +15,11 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Big from 'big.js';
-import { ExportStore } from '../../lambda/adapters/export-store';
+import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ExportStore, exportPartitionKey } from '../../lambda/adapters/export-store';
+import { itemBytes } from '../../lambda/adapters/item-size';
+import { queryBySortKeyPrefix } from '../../lambda/adapters/paged-query';
+import { DIFF_PAGE_PREFIX } from '../../lambda/adapters/table-layout';
 import { S3Objects, s3AsyncBuffer } from '../../lambda/adapters/s3-objects';
 import { NO_SERVICE, sumTotals, type ChargeTotals } from '../../lambda/core/exports/charge-totals';
 import { chunkResults } from '../../lambda/core/exports/chunk';
@@ -48,6 +52,7 @@ import {
   dynamoFigures,
   type DynamoFigures,
   type WorkerJob,
+  type WorkerResult,
 } from './exports-worker';
 import { runImplementation } from './harness';
 import { Meter, meteredDynamo } from './meter';
@@ -59,6 +64,8 @@ import {
   type ExportsMeasurements,
   type ExportsRunConfig,
   type FormatFigures,
+  type ScaleFigures,
+  type ScaleSwitch,
   type StreamFigures,
 } from './report/exports-document';
 import { PRICING } from './report/pricing';
@@ -78,6 +85,8 @@ export const EXPORTS_DEFAULTS = {
   workers: 2,
   badRowEvery: 10_000,
   streamEvents: 20_000,
+  scaleRows: 1_000_000,
+  scaleAccountCurrencies: 100_000,
 } as const;
 
 const TENANT = 'acme';
@@ -179,20 +188,25 @@ const generate = async (
   directory: string,
   format: ExportFormat,
   options: ExportsBenchOptions,
+  shape: { rows: number; accounts?: number; seed: number; name?: string } = {
+    rows: options.rows,
+    seed: options.seed,
+  },
 ): Promise<GeneratedFormat> => {
   const files: GeneratedFormat['files'] = [];
   const truths: ExpectedExport[] = [];
   for (let index = 0; index < options.files; index++) {
     const rows =
-      Math.floor(options.rows / options.files) + (index < options.rows % options.files ? 1 : 0);
+      Math.floor(shape.rows / options.files) + (index < shape.rows % options.files ? 1 : 0);
     const spec: FocusExportSpec = {
       rows,
-      seed: options.seed + index,
+      seed: shape.seed + index,
       tenant: TENANT,
       billingPeriod: PERIOD,
       badRowEvery: options.badRowEvery,
+      ...(shape.accounts ? { accounts: shape.accounts } : {}),
     };
-    const name = fileName(format, index);
+    const name = `${shape.name ?? ''}${fileName(format, index)}`;
     const file = path.join(directory, name);
     truths.push(
       format === 'parquet'
@@ -292,11 +306,16 @@ interface Environment {
   options: ExportsBenchOptions;
 }
 
-const upload = async (env: Environment, generated: GeneratedFormat, executionId: string) => {
+const upload = async (
+  env: Environment,
+  generated: GeneratedFormat,
+  executionId: string,
+  exportName = `focus-${generated.format.replace('.', '-')}`,
+) => {
   const built = manifestFor({
     bucket: BUCKET,
     prefix: PREFIX,
-    exportName: `focus-${generated.format.replace('.', '-')}`,
+    exportName,
     billingPeriod: PERIOD,
     executionId,
     columns: [...FOCUS_EXPORT_COLUMNS],
@@ -320,10 +339,11 @@ interface Planned {
 const planOn = async (
   env: Environment,
   built: Awaited<ReturnType<typeof upload>>,
+  table?: string,
 ): Promise<Planned> => {
   const meter = new Meter();
   const admin = meteredDynamo(env.options.dynamoEndpoint, new Meter(), () => '');
-  const { ledgerTable } = await createLedgerTables(admin);
+  const ledgerTable = table ?? (await createLedgerTables(admin)).ledgerTable;
   admin.destroy();
   const dynamo = meteredDynamo(env.options.dynamoEndpoint, meter, () => ledgerTable);
   const objects = new S3Objects(env.s3.client);
@@ -527,6 +547,120 @@ const measureFormat = async (
   };
 };
 
+/** Accounts that give about `accountCurrencies` account-currencies over `rows` rows (¼ of rows are EUR). */
+const accountsFor = (rows: number, accountCurrencies: number): number => {
+  let accounts = Math.max(1, Math.round(accountCurrencies / 2));
+  for (let step = 0; step < 5; step += 1) {
+    const perAccount = 2 - 0.75 ** (rows / accounts) - 0.25 ** (rows / accounts);
+    accounts = Math.max(1, Math.round(accountCurrencies / perAccount));
+  }
+  return accounts;
+};
+
+/** The largest item in a table (a scan): what DynamoDB holds after the run. */
+const largestStoredItem = async (env: Environment, ledgerTable: string): Promise<number> => {
+  const dynamo = meteredDynamo(env.options.dynamoEndpoint, new Meter(), () => ledgerTable);
+  let largest = 0;
+  try {
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await dynamo.send(
+        new ScanCommand({ TableName: ledgerTable, ExclusiveStartKey: start }),
+      );
+      for (const item of page.Items ?? []) largest = Math.max(largest, itemBytes(item));
+      start = page.LastEvaluatedKey;
+    } while (start);
+  } finally {
+    dynamo.destroy();
+  }
+  return largest;
+};
+
+/**
+ * The scale case: a CSV.gz export of `scaleRows` rows over about `scaleAccountCurrencies`
+ * account-currencies, delivered twice (other amounts, the same accounts) into one table, each run by
+ * one worker that also switches; both snapshots are checked exactly against the ground truth.
+ */
+const measureScale = async (env: Environment, directory: string): Promise<ScaleFigures> => {
+  const { options } = env;
+  const rows = options.scaleRows ?? EXPORTS_DEFAULTS.scaleRows;
+  const target = options.scaleAccountCurrencies ?? EXPORTS_DEFAULTS.scaleAccountCurrencies;
+  const accounts = accountsFor(rows, target);
+  let table: string | undefined;
+  const runs: { worker: WorkerResult; planned: Planned; truth: Truth }[] = [];
+  for (const round of [1, 2]) {
+    options.log(`scale: export ${round} of ${rows} rows over ${accounts} accounts`);
+    const generated = await generate(directory, 'csv.gz', options, {
+      rows,
+      accounts,
+      seed: options.seed + 1000 * round,
+      name: `scale-${round}-`,
+    });
+    const built = await upload(env, generated, `bench-scale-${round}`, 'focus-scale');
+    const planned = await planOn(env, built, table);
+    table = planned.ledgerTable;
+    const worker = await forkChunkWorker(jobOf(env, planned, planned.plan.tasks));
+    checkWorkers([worker], `scale export ${round}`);
+    if (!worker.switched) throw new Error(`exports bench: scale export ${round} did not switch`);
+    await verifySnapshot(env, planned, generated.truth, `scale export ${round}`);
+    options.log(
+      `scale: export ${round} switched in ${(worker.switchMs / 1000).toFixed(1)} s, worker peak ${(worker.maxRssBytes / 2 ** 20).toFixed(0)} MiB`,
+    );
+    runs.push({ worker, planned, truth: generated.truth });
+    for (const file of generated.files) rmSync(file.path, { force: true });
+  }
+  const [first, second] = runs;
+  const dynamo = meteredDynamo(
+    options.dynamoEndpoint,
+    new Meter(),
+    () => second.planned.ledgerTable,
+  );
+  const store = new ExportStore({ client: dynamo, ledgerTable: second.planned.ledgerTable });
+  const { tenant, source, period, executionId } = second.planned.ref;
+  const diff = (await store.readDiffs(tenant, source, period)).find(
+    (each) => each.executionId === executionId,
+  );
+  const diffPages = (
+    await queryBySortKeyPrefix(
+      dynamo,
+      second.planned.ledgerTable,
+      exportPartitionKey(tenant, source, period),
+      `${DIFF_PAGE_PREFIX}${executionId}#`,
+      'sk',
+    )
+  ).length;
+  dynamo.destroy();
+  const largest = [first, second]
+    .map((run) => run.worker.largestItem)
+    .reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  const switchOf = (run: (typeof runs)[number]): ScaleSwitch => ({
+    switchSeconds: run.worker.switchMs / 1000,
+    workerSeconds: run.worker.wallMs / 1000,
+    workerMaxRssMiB: run.worker.maxRssBytes / 2 ** 20,
+  });
+  return {
+    rows,
+    accounts,
+    accountCurrencies: Object.values(second.truth.totals).reduce(
+      (n, currencies) => n + Object.keys(currencies).length,
+      0,
+    ),
+    tasks: second.planned.plan.tasks.length,
+    first: switchOf(first),
+    second: switchOf(second),
+    diffAccountCurrencies: diff?.accounts.length ?? 0,
+    diffPages,
+    largestItemBytes: largest.bytes,
+    largestItem: `${largest.operation} ${largest.sk.replace(/#[0-9a-f]{16}#/, '#…#')}`,
+    largestTransactionBytes: Math.max(
+      first.worker.largestTransactionBytes,
+      second.worker.largestTransactionBytes,
+    ),
+    largestStoredItemBytes: await largestStoredItem(env, second.planned.ledgerTable),
+    exact: true,
+  };
+};
+
 /** The per-row SNS path: every row a cost event through the stream consumer (FIFO), no duplicates. */
 const measureStream = async (options: ExportsBenchOptions): Promise<StreamFigures> => {
   const workload = generateWorkload({
@@ -597,6 +731,7 @@ export const runExportsBench = async (
       `per-row SNS path: ${options.streamEvents.toLocaleString('en-US')} events through the stream consumer`,
     );
     const stream = await measureStream(options);
+    const scale = await measureScale(env, directory);
     return {
       schema: EXPORTS_REPORT_SCHEMA,
       config: {
@@ -609,10 +744,13 @@ export const runExportsBench = async (
         badRowEvery: options.badRowEvery,
         streamEvents: options.streamEvents,
         seed: options.seed,
+        scaleRows: scale.rows,
+        scaleAccountCurrencies: options.scaleAccountCurrencies,
         pricing: PRICING,
       },
       formats,
       stream,
+      scale,
     };
   } finally {
     await s3.stop();

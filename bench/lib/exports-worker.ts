@@ -13,8 +13,13 @@ import type { ExportTask } from '../../lambda/core/exports/plan';
 import { readCsvRows } from '../../lambda/core/exports/readers/csv';
 import { readParquetFile, readParquetRows } from '../../lambda/core/exports/readers/parquet';
 import type { ExportRow } from '../../lambda/core/exports/rows';
-import { runExportTask, type ExecutionRef } from '../../lambda/core/exports/run-task';
+import {
+  runExportTask,
+  type ExecutionRef,
+  type ExportStorePort,
+} from '../../lambda/core/exports/run-task';
 import { localS3ClientConfig } from '../../local/emulators/s3';
+import { ItemSizeProbe, type MeasuredItem } from '../../test/support/item-size-probe';
 import { Meter, meteredDynamo } from './meter';
 
 export interface WorkerJob {
@@ -52,6 +57,11 @@ export interface WorkerResult {
   maxRssBytes: number;
   s3Requests: number;
   dynamo: DynamoFigures;
+  /** Wall time of the snapshot switches this worker ran (0 when it ran none). */
+  switchMs: number;
+  /** The largest item this worker wrote, as sent (a Put's item, an Update's key and values). */
+  largestItem: MeasuredItem;
+  largestTransactionBytes: number;
 }
 
 export const dynamoFigures = (meter: Meter): DynamoFigures => ({
@@ -81,9 +91,23 @@ const rowsOf = (objects: S3Objects, bucket: string) =>
 export const runChunkWorker = async (job: WorkerJob): Promise<WorkerResult> => {
   const meter = new Meter();
   const dynamo = meteredDynamo(job.dynamoEndpoint, meter, () => job.ledgerTable);
+  const probe = new ItemSizeProbe();
+  dynamo.middlewareStack.add(probe.middleware, { step: 'initialize', name: 'itemSizeProbe' });
   const s3 = new S3Client(localS3ClientConfig(job.s3Endpoint));
   const objects = new S3Objects(s3);
-  const store = new ExportStore({ client: dynamo, ledgerTable: job.ledgerTable });
+  const exportStore = new ExportStore({ client: dynamo, ledgerTable: job.ledgerTable });
+  let switchMs = 0;
+  const store: ExportStorePort = {
+    readCursor: (ref, task) => exportStore.readCursor(ref, task),
+    commitChunk: (ref, result) => exportStore.commitChunk(ref, result),
+    markFailed: (ref, failure) => exportStore.markFailed(ref, failure),
+    switchIfNewer: async (ref) => {
+      const started = performance.now();
+      const outcome = await exportStore.switchIfNewer(ref);
+      if (outcome.outcome !== 'incomplete') switchMs += performance.now() - started;
+      return outcome;
+    },
+  };
   const openRows = rowsOf(objects, job.bucket);
   const result = { tasks: 0, commits: 0, alreadyCommitted: 0, failed: [] as string[] };
   let switched = false;
@@ -121,6 +145,9 @@ export const runChunkWorker = async (job: WorkerJob): Promise<WorkerResult> => {
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
     s3Requests: objects.requests,
     dynamo: dynamoFigures(meter),
+    switchMs,
+    largestItem: probe.largest,
+    largestTransactionBytes: probe.largestTransaction.bytes,
   };
 };
 

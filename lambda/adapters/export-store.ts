@@ -27,19 +27,22 @@ import {
   LEDGER_PK,
   LEDGER_SK,
   PERIOD_SK,
+  chunkPagesSortKeyPrefix,
   chunkPartSortKey,
   chunkSortKey,
   chunkSortKeyPrefix,
   cursorSortKey,
+  diffPagesSortKeyPrefix,
   diffSortKey,
   executionSortKey,
   exportPartitionKey,
   ledgerKey,
   ledgerKeyOf,
+  latePagesSortKeyPrefix,
   ledgerPartitionKeyOf,
   snapshotSortKey,
 } from './table-layout';
-import { sumTotals, type ChargeTotals } from '../core/exports/charge-totals';
+import { addTotals, emptyTotals, type ChargeTotals } from '../core/exports/charge-totals';
 import {
   MAX_REJECTION_SAMPLES,
   type ChunkResult,
@@ -58,7 +61,9 @@ import { diffSnapshots, type AccountDelta, type SnapshotDiff } from '../core/exp
 import type { LateCorrectionRecord, RejectedCorrection } from '../core/exports/late-corrections';
 import type { ClosedPins } from '../core/exports/late-correction-pass';
 import { decimalOf } from './dynamo-ledger';
-import { queryBySortKeyPrefix } from './paged-query';
+import { itemBytes } from './item-size';
+import { queryBySortKeyPrefix, queryPages, sortKeyPrefixQuery } from './paged-query';
+import { jsonArrayPieces, pageNumber, pagesDigest, textPages } from './text-pages';
 
 export type ExecutionStatus = 'planned' | 'current' | 'superseded' | 'failed';
 
@@ -104,10 +109,19 @@ export { CURRENT_SK, exportPartitionKey, snapshotSortKey };
 export type { CurrentPointer };
 const pkOf = (ref: ExecutionRef): string => exportPartitionKey(ref.tenant, ref.source, ref.period);
 
-/** One part of a chunk's totals stays well inside DynamoDB's 400 KB item limit. */
-const PART_BYTES = 300_000;
-/** A transaction carries at most 4 MB: the parts of one chunk stay under it with room for the rest. */
-const MAX_PARTS = 12;
+/**
+ * Byte budgets that keep every item well inside DynamoDB's 400 KB (docs/exports.md#item-sizes). Text
+ * that can grow with the export (chunk totals, diffs, refused corrections) goes to pages of its own.
+ */
+const PAGE_BYTES = 300_000;
+/** Chunk totals up to this stay in the CHUNK item, beside its (bounded) rejection samples. */
+const INLINE_TOTALS_BYTES = 200_000;
+/** The plan's item; the switch later adds the rejection summary and a pass its correction record. */
+const PLAN_BYTES = 200_000;
+/** Refused corrections kept in the EXEC item; more go to pages. */
+const INLINE_REJECTED_BYTES = 50_000;
+/** A SNAPSHOT item whose per-service totals would pass this keeps its totals only. */
+const SNAPSHOT_BYTES = 300_000;
 const MAX_SAMPLE_REASON = 300;
 const POINTER_SET =
   'SET executionId = :id, #order = :order, switchedAt = :at, tenant = :tenant, #source = :source, #period = :period';
@@ -137,6 +151,8 @@ const CONTENDED_ATTEMPTS = 5;
 const SWITCH_ATTEMPTS = 8;
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_GET_LIMIT = 100;
+/** BatchGetItem requests of `readPins` in flight at once. */
+const PIN_READS_IN_FLIGHT = 4;
 
 const reasonsOf = (error: unknown): string[] | undefined =>
   error instanceof TransactionCanceledException
@@ -147,27 +163,28 @@ const onlyContention = (codes: string[]): boolean =>
 const pause = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
 
-/** Splits a chunk's totals JSON into parts under the item size limit. */
-export const totalsParts = (totals: ChargeTotals, chunkId: string): string[] => {
+/** A chunk's totals JSON: in the CHUNK item when small, else in pages of at most PAGE_BYTES. */
+export const chunkTotalsLayout = (
+  totals: ChargeTotals,
+): { inline: string } | { pages: string[]; digest: string } => {
   const json = JSON.stringify(totals);
-  const parts: string[] = [];
-  let start = 0;
-  while (start < json.length) {
-    let end = Math.min(json.length, start + PART_BYTES);
-    while (Buffer.byteLength(json.slice(start, end)) > PART_BYTES) end -= 1024;
-    // Never cut a surrogate pair: each part is stored as UTF-8 on its own.
-    if (end < json.length && /[\uD800-\uDBFF]/.test(json[end - 1])) end -= 1;
-    parts.push(json.slice(start, end));
-    start = end;
+  if (Buffer.byteLength(json) <= INLINE_TOTALS_BYTES) return { inline: json };
+  const pages = [...textPages([json], PAGE_BYTES)];
+  return { pages, digest: pagesDigest(pages) };
+};
+
+/** The page items of a text: `<prefix><nnnnn>` → `attribute` = page. */
+const pageItems = function* (
+  pk: string,
+  prefix: string,
+  attribute: string,
+  pages: Iterable<string>,
+): Generator<Record<string, AttributeValue>> {
+  let index = 0;
+  for (const page of pages) {
+    yield { ...ledgerKey(pk, `${prefix}${pageNumber(index)}`), [attribute]: S(page) };
+    index += 1;
   }
-  if (parts.length > MAX_PARTS) {
-    return fail(
-      'too-large',
-      `chunk ${chunkId}`,
-      `its totals take ${parts.length} parts of ${PART_BYTES} bytes (at most ${MAX_PARTS} fit a transaction): lower the sub-chunk rows or the Parquet rows per task`,
-    );
-  }
-  return parts.length === 0 ? ['{}'] : parts;
 };
 
 const sampleValue = (sample: RejectionSample): AttributeValue => ({
@@ -188,6 +205,7 @@ const countsValue = (counts: Record<string, number>): AttributeValue => ({
 const countsOf = (value: AttributeValue | undefined): Record<string, number> =>
   Object.fromEntries(Object.entries(value?.M ?? {}).map(([key, item]) => [key, count(item)]));
 
+/** The stored record; refused corrections kept in pages are read by `withRejectedPages`. */
 const lateCorrectionsOf = (value: Record<string, AttributeValue>): LateCorrectionRecord => ({
   sequence: count(value.sequence),
   booked: count(value.booked),
@@ -234,8 +252,23 @@ const executionOf = (item: Record<string, AttributeValue>): ExecutionRecord => (
     : {}),
 });
 
-/** A snapshot item's per-currency totals and services, `N` values kept exact. */
+/**
+ * A snapshot item's per-currency totals and services, `N` values kept exact. An account with so many
+ * (or such long) service names that they would pass SNAPSHOT_BYTES keeps its totals only
+ * (`servicesOmitted`); statements read the totals, and the per-service figures stay in the diff.
+ */
 const snapshotItem = (
+  ref: ExecutionRef,
+  order: string,
+  accountId: string,
+  currencies: ChargeTotals[string],
+): Record<string, AttributeValue> => {
+  const item = fullSnapshotItem(ref, order, accountId, currencies);
+  if (itemBytes(item) <= SNAPSHOT_BYTES) return item;
+  return { ...item, services: { M: {} }, servicesOmitted: { BOOL: true } };
+};
+
+const fullSnapshotItem = (
   ref: ExecutionRef,
   order: string,
   accountId: string,
@@ -284,29 +317,41 @@ export const snapshotTotalsOf = (
     ]),
   );
 
-const diffItem = (pk: string, diff: SnapshotDiff, switchedAt: string) => {
-  const full = JSON.stringify(diff.accounts);
-  // A diff of every service of thousands of accounts can outgrow an item: keep the account totals then.
-  const accounts =
-    Buffer.byteLength(full) <= PART_BYTES
-      ? full
-      : JSON.stringify(diff.accounts.map((account) => ({ ...account, services: [] })));
-  return {
-    ...ledgerKey(pk, diffSortKey(switchedAt, diff.executionId)),
-    executionId: S(diff.executionId),
-    ...(diff.previousExecutionId ? { previousExecutionId: S(diff.previousExecutionId) } : {}),
-    switchedAt: S(switchedAt),
-    accounts: S(accounts),
-    servicesOmitted: { BOOL: accounts !== full },
-  };
-};
+/** Names the pages of a diff: the diff of an execution against the one it replaced. */
+const replacedDigest = (diff: SnapshotDiff): string =>
+  pagesDigest([diff.executionId, diff.previousExecutionId ?? '']);
 
-const diffOf = (item: Record<string, AttributeValue>): StoredDiff => ({
-  executionId: item.executionId?.S ?? '',
-  ...(item.previousExecutionId?.S ? { previousExecutionId: item.previousExecutionId.S } : {}),
-  switchedAt: item.switchedAt?.S ?? '',
-  accounts: JSON.parse(item.accounts?.S ?? '[]') as AccountDelta[],
+/**
+ * The DIFF item the switch transaction writes: fixed-size, it names the diff's pages (written before
+ * the transaction) and counts them.
+ */
+const diffHeader = (pk: string, diff: SnapshotDiff, switchedAt: string, pages: number) => ({
+  ...ledgerKey(pk, diffSortKey(switchedAt, diff.executionId)),
+  executionId: S(diff.executionId),
+  ...(diff.previousExecutionId ? { previousExecutionId: S(diff.previousExecutionId) } : {}),
+  switchedAt: S(switchedAt),
+  accountCurrencies: N(diff.accounts.length),
+  pages: N(pages),
+  pagesKey: S(replacedDigest(diff)),
 });
+
+/** A committed chunk's totals JSON: inline, from the pages it names, or from parts of earlier versions. */
+const chunkTotalsText = (
+  item: Record<string, AttributeValue>,
+  pages: ReadonlyMap<string, string>,
+): string => {
+  const { sk } = ledgerKeyOf(item);
+  const parts = count(item.parts);
+  const keys = item.partsKey?.S
+    ? Array.from(
+        { length: parts },
+        (_, index) => `${chunkPagesSortKeyPrefix(sk, item.partsKey?.S ?? '')}${pageNumber(index)}`,
+      )
+    : Array.from({ length: Math.max(0, parts - 1) }, (_, index) => chunkPartSortKey(sk, index + 1));
+  const missing = keys.find((key) => !pages.has(key));
+  if (missing) throw new Error(`${missing} of the committed chunk ${sk} is missing`);
+  return `${item.totals?.S ?? ''}${keys.map((key) => pages.get(key)).join('')}`;
+};
 
 export class ExportStore implements ExportStorePort {
   private readonly now: () => number;
@@ -336,6 +381,95 @@ export class ExportStore implements ExportStorePort {
     projection?: string,
   ): Promise<Record<string, AttributeValue>[]> {
     return queryBySortKeyPrefix(this.options.client, this.table, pk, prefix, projection);
+  }
+
+  /** Writes items with BatchWriteItem, 25 at a time as they come, retrying the unprocessed ones. */
+  private async putItems(items: Iterable<Record<string, AttributeValue>>): Promise<void> {
+    let pending: WriteRequest[] = [];
+    const flush = async (all: boolean) => {
+      for (let attempt = 0; pending.length >= (all ? 1 : BATCH_WRITE_LIMIT); attempt += 1) {
+        const batch = pending.slice(0, BATCH_WRITE_LIMIT);
+        pending = pending.slice(BATCH_WRITE_LIMIT);
+        const response = await this.options.client.send(
+          new BatchWriteItemCommand({ RequestItems: { [this.table]: batch } }),
+        );
+        const unprocessed = response.UnprocessedItems?.[this.table] ?? [];
+        if (unprocessed.length > 0) {
+          pending.push(...unprocessed);
+          await pause(Math.min(attempt, 6));
+        }
+      }
+    };
+    for (const item of items) {
+      pending.push({ PutRequest: { Item: item } });
+      if (pending.length >= BATCH_WRITE_LIMIT) await flush(false);
+    }
+    await flush(true);
+  }
+
+  /** The text of `count` pages `<prefix><nnnnn>` (attribute `attribute`), joined in order. */
+  private async readPagedText(
+    pk: string,
+    prefix: string,
+    attribute: string,
+    count: number,
+  ): Promise<string> {
+    const pages: string[] = new Array<string>(count);
+    const query = sortKeyPrefixQuery(this.table, pk, prefix, `${LEDGER_SK}, ${attribute}`);
+    for await (const items of queryPages(this.options.client, query)) {
+      for (const item of items) {
+        const index = Number(ledgerKeyOf(item).sk.slice(prefix.length));
+        if (Number.isInteger(index) && index < count) pages[index] = item[attribute]?.S ?? '';
+      }
+    }
+    for (let index = 0; index < count; index += 1) {
+      if (pages[index] === undefined) {
+        throw new Error(`page ${index} of ${count} of ${pk} ${prefix} is missing`);
+      }
+    }
+    return pages.join('');
+  }
+
+  /** An execution record with the refused corrections its record keeps in pages read back. */
+  private async withRejectedPages(
+    execution: ExecutionRecord,
+    item: Record<string, AttributeValue>,
+  ): Promise<ExecutionRecord> {
+    const record = item.lateCorrections?.M;
+    const pages = count(record?.rejectedPages);
+    if (!execution.lateCorrections || !record || pages === 0) return execution;
+    const text = await this.readPagedText(
+      pkOf(execution),
+      latePagesSortKeyPrefix(execution.executionId, record.rejectedKey?.S ?? ''),
+      'rejected',
+      pages,
+    );
+    return {
+      ...execution,
+      lateCorrections: {
+        ...execution.lateCorrections,
+        rejected: JSON.parse(text) as RejectedCorrection[],
+      },
+    };
+  }
+
+  /** A DIFF item's diff: its pages read back (a DIFF of earlier versions holds it inline). */
+  private async diffOf(item: Record<string, AttributeValue>): Promise<StoredDiff> {
+    const executionId = item.executionId?.S ?? '';
+    const accounts =
+      item.accounts?.S ??
+      (await this.readPagedText(
+        ledgerKeyOf(item).pk,
+        diffPagesSortKeyPrefix(executionId, item.pagesKey?.S ?? ''),
+        'accounts',
+        count(item.pages),
+      ));
+    return {
+      executionId,
+      ...(item.previousExecutionId?.S ? { previousExecutionId: item.previousExecutionId.S } : {}),
+      switchedAt: item.switchedAt?.S ?? '',
+      accounts: (accounts === '' ? [] : JSON.parse(accounts)) as AccountDelta[],
+    };
   }
 
   /**
@@ -375,7 +509,7 @@ export class ExportStore implements ExportStorePort {
       tasks: S(JSON.stringify(plan.tasks)),
       fingerprint: S(plan.fingerprint),
     };
-    if (Buffer.byteLength(JSON.stringify(item)) > PART_BYTES) {
+    if (itemBytes(item) > PLAN_BYTES) {
       fail(
         'too-large',
         'dataFiles',
@@ -404,7 +538,7 @@ export class ExportStore implements ExportStorePort {
 
   async readExecution(ref: ExecutionRef): Promise<ExecutionRecord | undefined> {
     const item = await this.getItem(pkOf(ref), executionSortKey(ref.executionId));
-    return item ? executionOf(item) : undefined;
+    return item ? this.withRejectedPages(executionOf(item), item) : undefined;
   }
 
   /** Rejected rows of an execution, per reason, with the first samples (file and row). */
@@ -427,16 +561,20 @@ export class ExportStore implements ExportStorePort {
 
   async listExecutions(tenant: string, source: string, period: string): Promise<ExecutionRecord[]> {
     const items = await this.queryAll(exportPartitionKey(tenant, source, period), EXECUTION_PREFIX);
-    return items
-      .filter((item) => item.tasksTotal !== undefined)
-      .map(executionOf)
-      .sort((a, b) => a.order.localeCompare(b.order));
+    const executions = await Promise.all(
+      items
+        .filter((item) => item.tasksTotal !== undefined)
+        .map((item) => this.withRejectedPages(executionOf(item), item)),
+    );
+    return executions.sort((a, b) => a.order.localeCompare(b.order));
   }
 
+  /** Every diff of a (tenant, source, period), oldest switch first, each read back from its pages. */
   async readDiffs(tenant: string, source: string, period: string): Promise<StoredDiff[]> {
-    return (await this.queryAll(exportPartitionKey(tenant, source, period), DIFF_PREFIX)).map(
-      diffOf,
-    );
+    const diffs: StoredDiff[] = [];
+    for (const item of await this.queryAll(exportPartitionKey(tenant, source, period), DIFF_PREFIX))
+      diffs.push(await this.diffOf(item));
+    return diffs;
   }
 
   /** The CURRENT pointer of a (tenant, source, period), if any execution is current. */
@@ -460,35 +598,44 @@ export class ExportStore implements ExportStorePort {
     accounts: readonly string[],
   ): Promise<Map<string, ClosedPins>> {
     const pins = new Map<string, ClosedPins>();
-    let pending = accounts.map((accountId) =>
-      ledgerKey(ledgerPartitionKeyOf(tenant, accountId, period), PERIOD_SK),
-    );
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      const response = await this.options.client.send(
-        new BatchGetItemCommand({
-          RequestItems: {
-            [this.table]: {
-              Keys: pending.slice(0, BATCH_GET_LIMIT),
-              ConsistentRead: true,
-              ProjectionExpression: 'accountId, pinned, closeCount, authoritative',
+    const readBatch = async (first: number) => {
+      let pending = accounts
+        .slice(first, first + BATCH_GET_LIMIT)
+        .map((accountId) => ledgerKey(ledgerPartitionKeyOf(tenant, accountId, period), PERIOD_SK));
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        const response = await this.options.client.send(
+          new BatchGetItemCommand({
+            RequestItems: {
+              [this.table]: {
+                Keys: pending,
+                ConsistentRead: true,
+                ProjectionExpression: 'accountId, pinned, closeCount, authoritative',
+              },
             },
-          },
-        }),
-      );
-      for (const item of response.Responses?.[this.table] ?? []) {
-        const accountId = item.accountId?.S;
-        if (accountId && Number(item.closeCount?.N ?? '0') > 0) {
-          const pinned = Object.entries(item.pinned?.M ?? {});
-          pins.set(accountId, {
-            pinned: Object.fromEntries(pinned.map(([source, id]) => [source, id.S ?? ''])),
-            ...(item.authoritative?.S ? { authoritative: item.authoritative.S } : {}),
-          });
+          }),
+        );
+        for (const item of response.Responses?.[this.table] ?? []) {
+          const accountId = item.accountId?.S;
+          if (accountId && Number(item.closeCount?.N ?? '0') > 0) {
+            const pinned = Object.entries(item.pinned?.M ?? {});
+            pins.set(accountId, {
+              pinned: Object.fromEntries(pinned.map(([source, id]) => [source, id.S ?? ''])),
+              ...(item.authoritative?.S ? { authoritative: item.authoritative.S } : {}),
+            });
+          }
         }
+        pending = (response.UnprocessedKeys?.[this.table]?.Keys ?? []) as typeof pending;
+        if (pending.length > 0) await pause(Math.min(attempt, 6));
       }
-      const unprocessed = (response.UnprocessedKeys?.[this.table]?.Keys ?? []) as typeof pending;
-      pending = [...pending.slice(BATCH_GET_LIMIT), ...unprocessed];
-      if (unprocessed.length > 0) await pause(Math.min(attempt, 6));
-    }
+    };
+    let next = 0;
+    const reader = async () => {
+      for (let first = next; first < accounts.length; first = next) {
+        next += BATCH_GET_LIMIT;
+        await readBatch(first);
+      }
+    };
+    await Promise.all(Array.from({ length: PIN_READS_IN_FLIGHT }, reader));
     return pins;
   }
 
@@ -504,6 +651,14 @@ export class ExportStore implements ExportStorePort {
   ): Promise<void> {
     if (record) {
       const rejected = JSON.stringify(record.rejected);
+      const inline = Buffer.byteLength(rejected) <= INLINE_REJECTED_BYTES;
+      const pages = inline ? [] : [...textPages([rejected], PAGE_BYTES)];
+      const digest = pagesDigest(pages);
+      if (!inline) {
+        await this.putItems(
+          pageItems(pkOf(ref), latePagesSortKeyPrefix(ref.executionId, digest), 'rejected', pages),
+        );
+      }
       await this.options.client.send(
         new UpdateItemCommand({
           TableName: this.table,
@@ -515,11 +670,14 @@ export class ExportStore implements ExportStorePort {
                 sequence: N(record.sequence),
                 booked: N(record.booked),
                 unchanged: N(record.unchanged),
-                rejected: S(
-                  Buffer.byteLength(rejected) <= PART_BYTES
-                    ? rejected
-                    : JSON.stringify(record.rejected.slice(0, 1000)),
-                ),
+                rejected: S(inline ? rejected : '[]'),
+                ...(inline
+                  ? {}
+                  : {
+                      rejectedCount: N(record.rejected.length),
+                      rejectedPages: N(pages.length),
+                      rejectedKey: S(digest),
+                    }),
                 at: S(record.at),
               },
             },
@@ -545,10 +703,23 @@ export class ExportStore implements ExportStorePort {
   /**
    * One transaction per sub-chunk: the CHUNK item (written once), the CSV cursor moved from the
    * sub-chunk's first row to its end, and the execution's counters. A replay fails the CHUNK condition
-   * and is `already-committed`.
+   * and is `already-committed`. Totals too large for the CHUNK item are written first, as pages under
+   * keys that name their content: readers only read the pages a committed CHUNK item names.
    */
   async commitChunk(ref: ExecutionRef, result: ChunkResult): Promise<CommitOutcome> {
-    const items = this.chunkTransaction(ref, result);
+    const totals = chunkTotalsLayout(result.totals);
+    if ('pages' in totals) {
+      const chunkSk = chunkSortKey(ref.executionId, result.chunkId);
+      await this.putItems(
+        pageItems(
+          pkOf(ref),
+          chunkPagesSortKeyPrefix(chunkSk, totals.digest),
+          'totals',
+          totals.pages,
+        ),
+      );
+    }
+    const items = this.chunkTransaction(ref, result, totals);
     let outcome: CommitOutcome['outcome'] | undefined;
     for (let attempt = 0; outcome === undefined; attempt += 1) {
       try {
@@ -586,10 +757,13 @@ export class ExportStore implements ExportStorePort {
     };
   }
 
-  private chunkTransaction(ref: ExecutionRef, result: ChunkResult): TransactWriteItem[] {
+  private chunkTransaction(
+    ref: ExecutionRef,
+    result: ChunkResult,
+    totals: ReturnType<typeof chunkTotalsLayout>,
+  ): TransactWriteItem[] {
     const pk = pkOf(ref);
     const chunkSk = chunkSortKey(ref.executionId, result.chunkId);
-    const parts = totalsParts(result.totals, result.chunkId);
     const items: TransactWriteItem[] = [
       {
         Put: {
@@ -603,21 +777,13 @@ export class ExportStore implements ExportStorePort {
             rejectedRows: N(result.rejectedRows),
             rejectedByReason: countsValue(result.rejectedByReason),
             samples: { L: result.samples.map(sampleValue) },
-            parts: N(parts.length),
-            totals: S(parts[0]),
+            ...('pages' in totals
+              ? { parts: N(totals.pages.length), partsKey: S(totals.digest) }
+              : { parts: N(1), totals: S(totals.inline) }),
           },
           ConditionExpression: `attribute_not_exists(${LEDGER_PK})`,
         },
       },
-      ...parts.slice(1).map((part, index): TransactWriteItem => ({
-        Put: {
-          TableName: this.table,
-          Item: {
-            ...ledgerKey(pk, chunkPartSortKey(chunkSk, index + 1)),
-            totals: S(part),
-          },
-        },
-      })),
     ];
     const task = result.chunkId.includes('.');
     if (task) {
@@ -667,25 +833,38 @@ export class ExportStore implements ExportStorePort {
     return items;
   }
 
-  /** The exact sum of an execution's committed chunk totals. */
+  /**
+   * The exact sum of an execution's committed chunk totals, folded one chunk at a time as the Query
+   * returns them: a chunk's pages sort right after its CHUNK item, and pages no committed CHUNK item
+   * names (a delivery that lost the commit) are skipped.
+   */
   async readSnapshotTotals(ref: ExecutionRef): Promise<ChargeTotals> {
-    const items = await this.queryAll(
+    const sum = emptyTotals();
+    let chunk: { item: Record<string, AttributeValue>; pages: Map<string, string> } | undefined;
+    const fold = () => {
+      if (chunk)
+        addTotals(sum, JSON.parse(chunkTotalsText(chunk.item, chunk.pages)) as ChargeTotals);
+      chunk = undefined;
+    };
+    const query = sortKeyPrefixQuery(
+      this.table,
       pkOf(ref),
       chunkSortKeyPrefix(ref.executionId),
-      `${LEDGER_SK}, totals`,
+      `${LEDGER_SK}, totals, parts, partsKey`,
     );
-    const bySk = new Map(items.map((item) => [ledgerKeyOf(item).sk, item.totals?.S ?? '']));
-    const chunks = [...bySk.keys()].filter((sk) => !sk.includes(CHUNK_PART_MARKER)).sort();
-    return sumTotals(
-      chunks.map((sk) => {
-        const parts = [...bySk.keys()]
-          .filter((key) => key.startsWith(`${sk}${CHUNK_PART_MARKER}`))
-          .sort();
-        return JSON.parse(
-          [bySk.get(sk), ...parts.map((key) => bySk.get(key))].join(''),
-        ) as ChargeTotals;
-      }),
-    );
+    for await (const items of queryPages(this.options.client, query)) {
+      for (const item of items) {
+        const { sk } = ledgerKeyOf(item);
+        if (!sk.includes(CHUNK_PART_MARKER)) {
+          fold();
+          chunk = { item, pages: new Map() };
+        } else if (chunk && sk.startsWith(`${ledgerKeyOf(chunk.item).sk}${CHUNK_PART_MARKER}`)) {
+          chunk.pages.set(sk, item.totals?.S ?? '');
+        }
+      }
+    }
+    fold();
+    return sum;
   }
 
   private async putSnapshots(
@@ -693,21 +872,31 @@ export class ExportStore implements ExportStorePort {
     order: string,
     totals: ChargeTotals,
   ): Promise<void> {
-    let pending: WriteRequest[] = Object.entries(totals).map(([accountId, currencies]) => ({
-      PutRequest: { Item: snapshotItem(ref, order, accountId, currencies) },
-    }));
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      const batch = pending.slice(0, BATCH_WRITE_LIMIT);
-      pending = pending.slice(BATCH_WRITE_LIMIT);
-      const response = await this.options.client.send(
-        new BatchWriteItemCommand({ RequestItems: { [this.table]: batch } }),
-      );
-      const unprocessed = response.UnprocessedItems?.[this.table] ?? [];
-      if (unprocessed.length > 0) {
-        pending.push(...unprocessed);
-        await pause(Math.min(attempt, 6));
-      }
-    }
+    await this.putItems(
+      (function* () {
+        for (const [accountId, currencies] of Object.entries(totals))
+          yield snapshotItem(ref, order, accountId, currencies);
+      })(),
+    );
+  }
+
+  /** Writes the pages of a diff (before the switch transaction names them); returns their number. */
+  private async putDiffPages(pk: string, diff: SnapshotDiff): Promise<number> {
+    let pages = 0;
+    await this.putItems(
+      (function* () {
+        for (const item of pageItems(
+          pk,
+          diffPagesSortKeyPrefix(diff.executionId, replacedDigest(diff)),
+          'accounts',
+          textPages(jsonArrayPieces(diff.accounts), PAGE_BYTES),
+        )) {
+          pages += 1;
+          yield item;
+        }
+      })(),
+    );
+    return pages;
   }
 
   private async markSuperseded(ref: ExecutionRef): Promise<void> {
@@ -767,7 +956,9 @@ export class ExportStore implements ExportStorePort {
       const current = await this.readCurrent(ref.tenant, ref.source, ref.period);
       if (current?.executionId === ref.executionId) {
         const stored = await this.getItem(pk, diffSortKey(current.switchedAt, ref.executionId));
-        const diff = stored ? diffOf(stored) : { executionId: ref.executionId, accounts: [] };
+        const diff = stored
+          ? await this.diffOf(stored)
+          : { executionId: ref.executionId, accounts: [] };
         return {
           outcome: 'current',
           diff,
@@ -790,11 +981,14 @@ export class ExportStore implements ExportStorePort {
           }
         : undefined;
       const diff = diffSnapshots({ executionId: ref.executionId, totals }, previous);
+      const pages = await this.putDiffPages(pk, diff);
       const switchedAt = new Date(this.now()).toISOString();
       try {
         await this.options.client.send(
           new TransactWriteItemsCommand({
-            TransactItems: await this.switchTransaction(ref, execution, current, diff, {
+            TransactItems: await this.switchTransaction(ref, execution, current, {
+              diff,
+              pages,
               switchedAt,
               precedence,
             }),
@@ -816,8 +1010,12 @@ export class ExportStore implements ExportStorePort {
     ref: ExecutionRef,
     execution: ExecutionRecord,
     current: { executionId: string } | undefined,
-    diff: SnapshotDiff,
-    { switchedAt, precedence }: { switchedAt: string; precedence: number | undefined },
+    {
+      diff,
+      pages,
+      switchedAt,
+      precedence,
+    }: { diff: SnapshotDiff; pages: number; switchedAt: string; precedence: number | undefined },
   ): Promise<TransactWriteItem[]> {
     const pk = pkOf(ref);
     const rejections = await this.readRejections(ref);
@@ -865,7 +1063,7 @@ export class ExportStore implements ExportStorePort {
           },
         },
       },
-      { Put: { TableName: this.table, Item: diffItem(pk, diff, switchedAt) } },
+      { Put: { TableName: this.table, Item: diffHeader(pk, diff, switchedAt, pages) } },
     ];
     if (current) {
       items.push({

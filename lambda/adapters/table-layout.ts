@@ -148,13 +148,31 @@ export const chunkSortKeyPrefix = (executionId: string): string =>
   `${executionSortKey(executionId)}#CHUNK#`;
 export const chunkSortKey = (executionId: string, chunkId: string): string =>
   `${chunkSortKeyPrefix(executionId)}${chunkId}`;
-/** Part 1, 2, … of a chunk's totals beyond the first (which the chunk item holds). */
+/** Part 1, 2, … of a chunk's totals beyond the first, as earlier versions wrote them (still read). */
 export const chunkPartSortKey = (chunkSk: string, part: number): string =>
   `${chunkSk}${CHUNK_PART_MARKER}${String(part).padStart(2, '0')}`;
+/**
+ * The pages of a chunk's totals that do not fit its item: `<chunk sk>#PART#<digest>#<nnnnn>`. The
+ * digest of their content keeps two deliveries that read a CSV file with other sub-chunk bounds (the
+ * same chunk id, other totals) from ever writing the same page key.
+ */
+export const chunkPagesSortKeyPrefix = (chunkSk: string, digest: string): string =>
+  `${chunkSk}${CHUNK_PART_MARKER}${digest}#`;
 export const cursorSortKey = (executionId: string, taskIndex: number): string =>
   `CURSOR#${executionId}#${String(taskIndex).padStart(5, '0')}`;
 export const diffSortKey = (switchedAt: string, executionId: string): string =>
   `${DIFF_PREFIX}${switchedAt}#${executionId}`;
+export const DIFF_PAGE_PREFIX = 'DIFFPAGE#';
+/**
+ * The pages of the diff of `executionId` against the execution it replaced. The diff is a function of
+ * those two executions only, so a retried switch writes the same pages under the same keys.
+ */
+export const diffPagesSortKeyPrefix = (executionId: string, replacedDigest: string): string =>
+  `${DIFF_PAGE_PREFIX}${executionId}#${replacedDigest}#`;
+export const LATE_PAGE_PREFIX = 'LATEPAGE#';
+/** The pages of the corrections a correction pass of `executionId` could not book (digest of their content). */
+export const latePagesSortKeyPrefix = (executionId: string, digest: string): string =>
+  `${LATE_PAGE_PREFIX}${executionId}#${digest}#`;
 /** An export source's totals of one account, in the account's ledger partition. */
 export const snapshotSortKey = (source: string, executionId: string): string =>
   `${SNAPSHOT_PREFIX}${source}#${executionId}`;

@@ -37,6 +37,8 @@ beforeAll(async () => {
     sections: ['exports'],
     exportRows: ROWS,
     exportStreamEvents: 200,
+    exportScaleRows: 3_000,
+    exportScaleAccountCurrencies: 600,
   });
 });
 
@@ -91,6 +93,19 @@ describe('exports bench (2,000 rows)', () => {
       report.formats.parquet.dynamo.writeRequests,
     );
     expect(report.stream.events).toBe(200);
+  });
+
+  it('runs the scale case twice, exactly, with every item far below the 400 KB limit', () => {
+    const { scale } = report;
+    if (!scale) throw new Error('no scale case in the report');
+    expect(scale).toMatchObject({ rows: 3_000, exact: true });
+    expect(scale.accountCurrencies).toBeGreaterThan(500);
+    expect(scale.diffAccountCurrencies).toBeGreaterThan(500);
+    expect(scale.diffPages).toBeGreaterThanOrEqual(1);
+    expect(scale.largestItemBytes).toBeLessThanOrEqual(310_000);
+    expect(scale.largestStoredItemBytes).toBeLessThanOrEqual(310_000);
+    expect(scale.second.switchSeconds).toBeGreaterThan(0);
+    expect(renderExportsMarkdown(report)).toContain('| scale case |');
   });
 
   it('computes every goal from the figures', () => {

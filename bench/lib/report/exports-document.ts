@@ -58,6 +58,38 @@ export interface StreamFigures {
   costUsdPerMillionRows: CostPerMillionRows;
 }
 
+/** One switch of the scale case: the chunk worker that ran the execution's tasks and its switch. */
+export interface ScaleSwitch {
+  /** `switchIfNewer` alone: sum the chunks, write the SNAPSHOT items and the diff pages, move the pointer. */
+  switchSeconds: number;
+  workerSeconds: number;
+  workerMaxRssMiB: number;
+}
+
+/**
+ * The scale case: an export of many account-currencies, delivered twice (the second replaces the
+ * first, so its diff covers every account-currency), on one worker each.
+ */
+export interface ScaleFigures {
+  rows: number;
+  accounts: number;
+  accountCurrencies: number;
+  tasks: number;
+  first: ScaleSwitch;
+  second: ScaleSwitch;
+  /** Account-currencies in the second switch's diff, and the pages it was stored in. */
+  diffAccountCurrencies: number;
+  diffPages: number;
+  /** The largest item the workers sent (a Put's item; an Update's key and values). */
+  largestItemBytes: number;
+  largestItem: string;
+  largestTransactionBytes: number;
+  /** The largest item in the table after both switches (a scan). */
+  largestStoredItemBytes: number;
+  /** Both snapshots equalled the ground truth (a run where they do not fails instead). */
+  exact: boolean;
+}
+
 /** How the exports section was run: its options, as the report records them. */
 export interface ExportsRunConfig {
   /** Rows of the generated export, split evenly over `files` data files (each format). */
@@ -73,6 +105,9 @@ export interface ExportsRunConfig {
   /** Events of the clean stream workload the per-row SNS path is measured on. */
   streamEvents: number;
   seed: number;
+  /** Rows and account-currencies of the scale case (absent: not run). */
+  scaleRows?: number;
+  scaleAccountCurrencies?: number;
 }
 
 export interface ExportsReport {
@@ -84,6 +119,7 @@ export interface ExportsReport {
   config: ExportsRunConfig & { pricing: typeof PRICING };
   formats: Record<ExportFormat, FormatFigures>;
   stream: StreamFigures;
+  scale?: ScaleFigures;
   goals: Goal[];
 }
 

@@ -4,6 +4,7 @@ import {
   type DynamoPerThousandRows,
   type ExportsReport,
   type FormatFigures,
+  type ScaleFigures,
 } from './exports-document';
 import { formatNumber, formatRatio } from './format';
 
@@ -84,6 +85,35 @@ const comparisonTable = (report: ExportsReport): string[] => {
   return out;
 };
 
+const scaleTable = (scale: ScaleFigures): string[] => {
+  const out: string[] = [];
+  row(out, ['scale case', 'first export', 'second export (replaces it)']);
+  row(out, ['---', '---:', '---:']);
+  row(out, [
+    'switch, s',
+    formatNumber(scale.first.switchSeconds, 1),
+    formatNumber(scale.second.switchSeconds, 1),
+  ]);
+  row(out, [
+    'worker (every task + the switch), s',
+    formatNumber(scale.first.workerSeconds, 0),
+    formatNumber(scale.second.workerSeconds, 0),
+  ]);
+  row(out, [
+    'worker peak RSS MiB',
+    formatNumber(scale.first.workerMaxRssMiB, 0),
+    formatNumber(scale.second.workerMaxRssMiB, 0),
+  ]);
+  out.push(
+    '',
+    `${count(scale.rows)} rows, ${count(scale.accounts)} accounts, ${count(scale.accountCurrencies)} account-currencies, ${scale.tasks} tasks. ` +
+      `The second diff: ${count(scale.diffAccountCurrencies)} account-currencies in ${count(scale.diffPages)} pages. ` +
+      `Largest item written: ${count(scale.largestItemBytes)} bytes (${scale.largestItem}); largest transaction: ${count(scale.largestTransactionBytes)} bytes; ` +
+      `largest item in the table afterwards: ${count(scale.largestStoredItemBytes)} bytes (DynamoDB's limit: 409,600).`,
+  );
+  return out;
+};
+
 export const renderExportsMarkdown = (report: ExportsReport): string => {
   const { config } = report;
   const out: string[] = [];
@@ -97,6 +127,7 @@ export const renderExportsMarkdown = (report: ExportsReport): string => {
   );
   out.push(...formatTable(report), '');
   out.push(...comparisonTable(report), '');
+  if (report.scale) out.push(...scaleTable(report.scale), '');
   out.push(
     `Cost is DynamoDB only, on-demand list prices (${report.config.pricing.region}: $${report.config.pricing.writeRequestUnitUsdPerMillion} per million WRU, $${report.config.pricing.readRequestUnitUsdPerMillion} per million RRU); S3, SNS, SQS and Lambda are not included.`,
     '',

@@ -44,6 +44,20 @@ const STREAM_NUMBERS = [
   ...DYNAMO_NUMBERS.map((key) => `dynamo.${key}`),
 ];
 
+const SCALE_NUMBERS = [
+  'rows',
+  'accountCurrencies',
+  'first.switchSeconds',
+  'first.workerMaxRssMiB',
+  'second.switchSeconds',
+  'second.workerMaxRssMiB',
+  'diffAccountCurrencies',
+  'diffPages',
+  'largestItemBytes',
+  'largestTransactionBytes',
+  'largestStoredItemBytes',
+];
+
 /** The problems found, one line each naming the key path; empty when the shape is right. Never throws. */
 export const exportsReportProblems = (value: unknown): string[] => {
   const problems: string[] = [];
@@ -72,6 +86,10 @@ export const exportsReportProblems = (value: unknown): string[] => {
     if (at(figures, 'exact') !== true) problems.push(`${base}.exact: expected true`);
   }
   STREAM_NUMBERS.forEach((key) => expect(`stream.${key}`, 'number'));
+  if (at(value, 'scale') !== undefined) {
+    SCALE_NUMBERS.forEach((key) => expect(`scale.${key}`, 'number'));
+    if (at(value, 'scale.exact') !== true) problems.push('scale.exact: expected true');
+  }
   expect('goals', 'array');
   const goals = at(value, 'goals');
   (Array.isArray(goals) ? goals : []).forEach((goal: unknown, index) => {

@@ -52,26 +52,29 @@ export const addCharge = (totals: ChargeTotals, charge: TotalsCharge): void => {
   );
 };
 
-/** The exact sum of several totals (none is mutated). */
-export const sumTotals = (parts: readonly ChargeTotals[]): ChargeTotals => {
-  const sum = emptyTotals();
-  for (const part of parts) {
-    for (const [accountId, currencies] of Object.entries(part)) {
-      const account = ownEntry(sum, accountId, emptyRecord<CurrencyTotals>);
-      for (const [currency, totals] of Object.entries(currencies)) {
-        const entry = ownEntry(account, currency, emptyCurrency);
-        entry.total = addDecimals(entry.total, totals.total);
-        entry.charges += totals.charges;
-        for (const [service, amount] of Object.entries(totals.services)) {
-          entry.services[service] = addDecimals(
-            Object.prototype.hasOwnProperty.call(entry.services, service)
-              ? entry.services[service]
-              : '0',
-            amount,
-          );
-        }
+/** Adds `part` to `sum` exactly (mutates `sum`, not `part`): a running sum holds one copy. */
+export const addTotals = (sum: ChargeTotals, part: ChargeTotals): void => {
+  for (const [accountId, currencies] of Object.entries(part)) {
+    const account = ownEntry(sum, accountId, emptyRecord<CurrencyTotals>);
+    for (const [currency, totals] of Object.entries(currencies)) {
+      const entry = ownEntry(account, currency, emptyCurrency);
+      entry.total = addDecimals(entry.total, totals.total);
+      entry.charges += totals.charges;
+      for (const [service, amount] of Object.entries(totals.services)) {
+        entry.services[service] = addDecimals(
+          Object.prototype.hasOwnProperty.call(entry.services, service)
+            ? entry.services[service]
+            : '0',
+          amount,
+        );
       }
     }
   }
+};
+
+/** The exact sum of several totals (none is mutated). */
+export const sumTotals = (parts: readonly ChargeTotals[]): ChargeTotals => {
+  const sum = emptyTotals();
+  for (const part of parts) addTotals(sum, part);
   return sum;
 };

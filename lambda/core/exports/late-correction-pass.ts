@@ -218,13 +218,17 @@ export const correctClosedPeriods = async (
       pinnedTotals.set(executionId, await store.readSnapshotTotals(executionRef(executionId)));
     }
   }
+  const carriedCurrencies = new Map<string, string[]>();
+  for (const { accountId, currency } of carried) {
+    carriedCurrencies.set(accountId, [...(carriedCurrencies.get(accountId) ?? []), currency]);
+  }
   const inputs: AccountCorrectionInput[] = [...pins].map(([accountId, pinned]) => ({
     accountId,
     pinned: pinned === null ? {} : partOf(pinnedTotals.get(pinned) ?? {}, accountId),
     next: partOf(next, accountId),
     otherCurrencies: [
       ...Object.keys(partOf(previous, accountId)),
-      ...carried.filter((c) => c.accountId === accountId).map((c) => c.currency),
+      ...(carriedCurrencies.get(accountId) ?? []),
     ],
   }));
   const results = await deps.book(

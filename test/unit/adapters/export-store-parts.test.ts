@@ -1,5 +1,5 @@
-import { totalsParts } from '../../../lambda/adapters/export-store';
-import { ValidationError } from '../../../lambda/core/errors';
+import { chunkTotalsLayout } from '../../../lambda/adapters/export-store';
+import { jsonArrayPieces, textPages } from '../../../lambda/adapters/text-pages';
 import type { ChargeTotals } from '../../../lambda/core/exports/charge-totals';
 
 const totalsWith = (service: string, accounts: number): ChargeTotals =>
@@ -12,33 +12,64 @@ const totalsWith = (service: string, accounts: number): ChargeTotals =>
 
 const isWellFormed = (text: string): boolean => Buffer.from(text, 'utf8').toString('utf8') === text;
 
-describe('totalsParts', () => {
-  it('keeps small totals in one part', () => {
-    expect(totalsParts(totalsWith('EC2', 2), '00000')).toEqual([
-      JSON.stringify(totalsWith('EC2', 2)),
-    ]);
+describe('chunkTotalsLayout', () => {
+  it('keeps small totals in the CHUNK item', () => {
+    expect(chunkTotalsLayout(totalsWith('EC2', 2))).toEqual({
+      inline: JSON.stringify(totalsWith('EC2', 2)),
+    });
   });
 
   it.each([0, 1])(
-    'splits large totals into parts under 300 KB of UTF-8 that never cut a surrogate pair (offset %i)',
+    'pages large totals under 300 KB of UTF-8 that never cut a surrogate pair (offset %i)',
     (offset) => {
       const totals = totalsWith(`${'x'.repeat(offset)}${'💸'.repeat(400)}`, 400);
-      const parts = totalsParts(totals, '00000');
-      expect(parts.length).toBeGreaterThan(1);
-      for (const part of parts) {
-        expect(Buffer.byteLength(part)).toBeLessThanOrEqual(300_000);
-        expect(isWellFormed(part)).toBe(true);
+      const layout = chunkTotalsLayout(totals);
+      if (!('pages' in layout)) throw new Error('not paged');
+      expect(layout.pages.length).toBeGreaterThan(1);
+      for (const page of layout.pages) {
+        expect(Buffer.byteLength(page)).toBeLessThanOrEqual(300_000);
+        expect(isWellFormed(page)).toBe(true);
       }
-      expect(JSON.parse(parts.join(''))).toEqual(totals);
+      expect(JSON.parse(layout.pages.join(''))).toEqual(totals);
     },
   );
 
-  it('refuses totals that cannot fit one transaction, naming the fix', () => {
-    expect(() => totalsParts(totalsWith('S'.repeat(4000), 1200), '00003.000000000000')).toThrow(
-      ValidationError,
-    );
-    expect(() => totalsParts(totalsWith('S'.repeat(4000), 1200), '00003.000000000000')).toThrow(
-      /lower the sub-chunk rows/,
-    );
+  it('pages totals of any size (more than the 12 parts a transaction could carry)', () => {
+    const totals = totalsWith('S'.repeat(4000), 1200);
+    const layout = chunkTotalsLayout(totals);
+    if (!('pages' in layout)) throw new Error('not paged');
+    expect(layout.pages.length).toBeGreaterThan(12);
+    expect(JSON.parse(layout.pages.join(''))).toEqual(totals);
+  });
+
+  it('names the pages by their content: other totals of the same chunk get other keys', () => {
+    const a = chunkTotalsLayout(totalsWith('S'.repeat(4000), 100));
+    const b = chunkTotalsLayout(totalsWith('T'.repeat(4000), 100));
+    const again = chunkTotalsLayout(totalsWith('S'.repeat(4000), 100));
+    if (!('pages' in a) || !('pages' in b) || !('pages' in again)) throw new Error('not paged');
+    expect(a.digest).toMatch(/^[0-9a-f]{16}$/);
+    expect(a.digest).not.toBe(b.digest);
+    expect(again.digest).toBe(a.digest);
+  });
+});
+
+describe('textPages', () => {
+  it('cuts the text the pieces make into pages of at most the budget, joined back exactly', () => {
+    const values = Array.from({ length: 500 }, (_, index) => ({
+      index,
+      name: `€${'ü'.repeat(index % 7)}${'😀'.repeat(index % 3)}`,
+    }));
+    const pages = [...textPages(jsonArrayPieces(values), 64)];
+    expect(pages.length).toBeGreaterThan(100);
+    for (const page of pages) {
+      expect(Buffer.byteLength(page)).toBeLessThanOrEqual(64);
+      expect(isWellFormed(page)).toBe(true);
+    }
+    expect(JSON.parse(pages.join(''))).toEqual(values);
+  });
+
+  it('gives no page for an empty text and one page for a small one', () => {
+    expect([...textPages([], 10)]).toEqual([]);
+    expect([...textPages(jsonArrayPieces([]), 10)]).toEqual(['[]']);
   });
 });
