@@ -242,7 +242,16 @@ describe('export bucket (stateful stack, created)', () => {
   });
 
   it('the stateful stack references nothing of the stateless one (no cycle)', () => {
-    expect(JSON.stringify(t.toJSON())).not.toMatch(/Fn::ImportValue|stateless/);
+    // The period closer role names the stateless stack's ARN as a literal (DescribeStacks for the CLI)
+    // and explains it in its cdk-nag metadata: a name is not a reference, so only those may mention it.
+    const resources = Object.values(t.toJSON().Resources as Record<string, object>).map(
+      (resource) => ({ ...resource, Metadata: undefined }),
+    );
+    const template = JSON.stringify(resources).replaceAll(
+      ':stack/billing-dedup-dev-stateless/*',
+      ':stack/<sibling>/*',
+    );
+    expect(template).not.toMatch(/Fn::ImportValue|stateless/);
   });
 });
 
