@@ -28,6 +28,7 @@ import {
 import { STATELESS_OUTPUTS } from '../contract/outputs';
 import { parseTenants, tenantBindingsOf, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThreshold } from '../lambda/core/exports/snapshot';
+import { RESERVED_STAGE_WORDS, reservedWordsIn } from './naming';
 import {
   Parser,
   checkedString,
@@ -431,6 +432,17 @@ export interface CrossFieldRule {
 }
 
 export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
+  {
+    keys: ['stage'],
+    problem: (c) => {
+      const reserved = reservedWordsIn(c.stage);
+      return reserved.length === 0
+        ? undefined
+        : `stage: "${c.stage}" contains ${reserved.map((word) => `"${word}"`).join(', ')}, which the app's resource ` +
+            `names use right after the stage (${RESERVED_STAGE_WORDS.join(', ')}); the key and queue policies ` +
+            'tell stages apart by these words, so a stage may not contain them. Pick another name, e.g. "prod-eu"';
+    },
+  },
   {
     keys: ['tenants', 'trustedCostTopic', 'costEventsPublishers'],
     problem: (c) =>
