@@ -472,6 +472,16 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
     },
   },
   {
+    keys: ['exportBucketName', 'exportSources'],
+    problem: (c) =>
+      c.exportBucketName !== undefined && c.exportSources.length === 0
+        ? `exportBucketName: an existing bucket needs exportSources. Without them the stage would claim every ` +
+          `manifest of "${c.exportBucketName}" with one whole-bucket notification rule, which S3 refuses next to any ` +
+          'other stage’s or application’s rule on that bucket; add exportSources (the key prefixes of your exports), ' +
+          'or remove exportBucketName to let the stage create its own bucket'
+        : undefined,
+  },
+  {
     keys: ['exportBucketKeyArn', 'exportBucketName'],
     problem: (c) =>
       c.exportBucketKeyArn !== undefined && c.exportBucketName === undefined

@@ -172,7 +172,9 @@ export function deployLimitProblems(stackName: string, template: Template): stri
 }
 
 /** Role logical id → characters of all its inline policies (AWS::IAM::Policy resources and the role's own). */
-export function inlinePolicySizes(resources: NonNullable<Template['Resources']>): Map<string, number> {
+export function inlinePolicySizes(
+  resources: NonNullable<Template['Resources']>,
+): Map<string, number> {
   const sizes = new Map<string, number>();
   const add = (role: string, document: unknown) =>
     sizes.set(role, (sizes.get(role) ?? 0) + renderedLength(document));

@@ -20,7 +20,8 @@ const wordPattern = (stage: string, word: string): string => `${resourceName(sta
 
 export const ALARM_NAME_WORDS = ['cost', 'budget', 'export', 'period'] as const;
 
-export const anomalyRuleName = (stage: string): string => resourceName(stage, 'cost-anomaly-events');
+export const anomalyRuleName = (stage: string): string =>
+  resourceName(stage, 'cost-anomaly-events');
 
 export function stageNamePatterns(stage: string): StageNamePatterns {
   return {

@@ -5,7 +5,11 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { STATEFUL_OUTPUTS } from '../contract/outputs';
-import { SERVICE_PUBLISHERS, type ServicePublisherId, servicePublisher } from '../contract/publishers';
+import {
+  SERVICE_PUBLISHERS,
+  type ServicePublisherId,
+  servicePublisher,
+} from '../contract/publishers';
 import { DEDUP_TABLE, LEDGER_TABLE } from '../contract/tables';
 import { BillingDedupConfig } from './config';
 import { createExportBucket } from './constructs/export-bucket';

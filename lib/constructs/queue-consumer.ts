@@ -239,13 +239,12 @@ export class QueueConsumer extends Construct {
       'kms:Decrypt',
     ]);
 
-    const topicArns = [
-      ...(props.topic ? [props.topic.topicArn] : []),
-      ...(tenantTopics.length > 0 && tenantTopicArnLike ? [tenantTopicArnLike] : []),
-    ];
+    const topicArns = props.topic ? [props.topic.topicArn] : [];
+    const topicArnLike = tenantTopics.length > 0 && tenantTopicArnLike ? [tenantTopicArnLike] : [];
     denyDirectSends({
       queue: this.queue,
       exceptSourceArns: [...topicArns, this.deadLetterQueue.queueArn],
+      exceptSourceArnLike: topicArnLike,
       exceptPrincipalArns: [
         ...(props.producerRoleArns ?? []),
         ...(props.redriveOperatorArns ?? []),
@@ -254,6 +253,7 @@ export class QueueConsumer extends Construct {
     denyDirectSends({
       queue: this.deadLetterQueue,
       exceptSourceArns: [...topicArns, queueArn],
+      exceptSourceArnLike: topicArnLike,
       exceptPrincipalArns: [this.consumer.role.roleArn],
     });
 
@@ -301,17 +301,19 @@ export class QueueConsumer extends Construct {
 
 /**
  * Explicit Deny of sqs:SendMessage (which also authorizes SendMessageBatch) on a queue for every
- * principal, unless the request comes from one of `exceptSourceArns` (ARNs or ARN patterns of an AWS
- * service acting for that resource: the SNS topics delivering, SQS moving between the queue and its
- * DLQ) or from one of `exceptPrincipalArns`. An explicit Deny beats any Allow in a same-account IAM policy, so
+ * principal, unless the request comes from one of `exceptSourceArns` (an AWS service acting for
+ * that resource: the SNS topic delivering, SQS moving between the queue and its DLQ), from a resource
+ * matching `exceptSourceArnLike` (the tenant topics' name pattern) or from one of `exceptPrincipalArns`. An explicit Deny beats any Allow in a same-account IAM policy, so
  * `sqs:SendMessage` on `*` no longer lets anyone inject messages. Nothing else is denied: reads,
  * queue management and CloudFormation's policy updates are untouched.
  */
 export function denyDirectSends(p: {
   queue: sqs.IQueue;
   exceptSourceArns: readonly string[];
+  exceptSourceArnLike?: readonly string[];
   exceptPrincipalArns: readonly string[];
 }): void {
+  const sourceArnLike = p.exceptSourceArnLike ?? [];
   p.queue.addToResourcePolicy(
     new iam.PolicyStatement({
       sid: 'DenySendExceptPipeline',
@@ -320,12 +322,17 @@ export function denyDirectSends(p: {
       actions: ['sqs:SendMessage'],
       resources: [p.queue.queueArn],
       conditions: {
-        ArnNotLike: {
-          'aws:SourceArn': [...p.exceptSourceArns],
-          ...(p.exceptPrincipalArns.length > 0
-            ? { 'aws:PrincipalArn': [...p.exceptPrincipalArns] }
-            : {}),
-        },
+        ArnNotEquals: { 'aws:SourceArn': [...p.exceptSourceArns] },
+        ...(p.exceptPrincipalArns.length > 0 || sourceArnLike.length > 0
+          ? {
+              ArnNotLike: {
+                ...(sourceArnLike.length > 0 ? { 'aws:SourceArn': [...sourceArnLike] } : {}),
+                ...(p.exceptPrincipalArns.length > 0
+                  ? { 'aws:PrincipalArn': [...p.exceptPrincipalArns] }
+                  : {}),
+              },
+            }
+          : {}),
       },
     }),
   );

@@ -87,7 +87,8 @@ export class SecureTopic extends Construct {
     const conditions: Record<string, Record<string, string | string[]>> = {
       StringEquals: { 'aws:SourceAccount': this.account },
     };
-    if (svc.sourceArnLike) conditions.ArnLike = { 'aws:SourceArn': unwrapSingle(svc.sourceArnLike) };
+    if (svc.sourceArnLike)
+      conditions.ArnLike = { 'aws:SourceArn': unwrapSingle(svc.sourceArnLike) };
     if (svc.sourceArns) conditions.ArnEquals = { 'aws:SourceArn': [...svc.sourceArns] };
     this.topic.addToResourcePolicy(
       new iam.PolicyStatement({

@@ -90,13 +90,18 @@ describe('stateful stack (dev, defaults)', () => {
     };
 
     it.each([
-      ['AllowSnsDeliveryToEncryptedQueues', 'sns.amazonaws.com', ':sns:', ':billing-dedup-dev-*'],
+      [
+        'AllowSnsDeliveryToEncryptedQueues',
+        'sns.amazonaws.com',
+        ':sns:',
+        ':billing-dedup-dev-cost-*',
+      ],
       ['AllowBudgetsToPublish', 'budgets.amazonaws.com', ':budgets::', ':*'],
       [
         'AllowCloudWatchAlarmsToPublish',
         'cloudwatch.amazonaws.com',
         ':cloudwatch:',
-        ':alarm:billing-dedup-dev-*',
+        ':alarm:billing-dedup-dev-cost-*',
       ],
     ])('%s', (sid, service, arnPart, arnSuffix) => {
       const st = bySid(sid);
