@@ -13,7 +13,7 @@ import {
 import { DEDUP_TABLE, LEDGER_TABLE } from '../contract/tables';
 import { BillingDedupConfig } from './config';
 import { createExportBucket } from './constructs/export-bucket';
-import { toPrincipal, unwrapSingle } from './constructs/secure-topic';
+import { unwrapSingle } from './constructs/secure-topic';
 import { publisherSourceArnLike, stageNamePatterns } from './name-patterns';
 import { resourceName } from './naming';
 
@@ -198,26 +198,40 @@ export class StatefulStack extends Stack {
       }),
     );
 
-    const producers = [
-      ...new Set([
-        ...config.costEventsPublishers,
-        ...config.budgetAlertsPublishers,
-        ...config.tenants.flatMap((tenant) => tenant.publishers),
-      ]),
+    // By account, not by principal: the topic policies name who may publish; the key only needs to
+    // follow them through SNS, and one account ID per producer account keeps the policy far below
+    // KMS's 32 KB however many tenants and roles are configured.
+    const producerAccounts = [
+      ...new Set(
+        [
+          ...config.costEventsPublishers,
+          ...config.budgetAlertsPublishers,
+          ...config.tenants.flatMap((tenant) => tenant.publishers),
+        ].map(accountOf),
+      ),
     ];
-    if (producers.length > 0) {
+    if (producerAccounts.length > 0) {
       key.addToResourcePolicy(
         new iam.PolicyStatement({
           sid: 'AllowConfiguredProducersThroughSns',
-          principals: producers.map(toPrincipal),
+          principals: [new iam.AnyPrincipal()],
           actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
           resources: ['*'],
-          conditions: { StringEquals: { 'kms:ViaService': `sns.${Aws.REGION}.amazonaws.com` } },
+          conditions: {
+            StringEquals: {
+              'kms:ViaService': `sns.${Aws.REGION}.amazonaws.com`,
+              'kms:CallerAccount': unwrapSingle(producerAccounts),
+            },
+          },
         }),
       );
     }
   }
 }
+
+/** The account of a configured publisher: a 12-digit account ID, or the account of a role ARN. */
+const accountOf = (idOrArn: string): string =>
+  /^\d{12}$/.test(idOrArn) ? idOrArn : idOrArn.split(':')[4];
 
 /** ARN of a bucket of this partition by name (S3 ARNs carry neither region nor account). */
 export function exportBucketArn(bucketName: string): string {

@@ -48,7 +48,7 @@ describe('a large stage (60 tenants, 60 export prefixes) stays within every limi
       expect(size).toBeLessThan(DEPLOY_LIMITS.sqsPolicyBytes / 4);
   });
 
-  it('the ops topic and messaging key policies have the same size with 2 and with 60 tenants (publishers aside)', () => {
+  it('the ops topic and messaging key policies have the same size with 2 and with 60 tenants', () => {
     const opsPolicy = (t: typeof small.statelessTemplate) =>
       policyBytes(
         Object.values(resourcesOfType(t, 'AWS::SNS::TopicPolicy')).find((policy) =>
@@ -56,6 +56,14 @@ describe('a large stage (60 tenants, 60 export prefixes) stays within every limi
         )?.Properties?.PolicyDocument,
       );
     expect(opsPolicy(large.statelessTemplate)).toBe(opsPolicy(small.statelessTemplate));
+    // 60 publisher roles of one account: the key names the account once.
+    const keyPolicy = (t: typeof small.statefulTemplate) =>
+      policyBytes(
+        Object.values(resourcesOfType(t, 'AWS::KMS::Key')).find((key) =>
+          JSON.stringify(key.Properties?.Description).includes('SNS topics'),
+        )?.Properties?.KeyPolicy,
+      );
+    expect(keyPolicy(large.statefulTemplate)).toBe(keyPolicy(small.statefulTemplate));
   });
 
   it('60 export prefixes: no overflow managed policy, a bounded read grant and ListBucket limited by s3:prefix', () => {

@@ -214,8 +214,11 @@ describe('tenant topics', () => {
         Statement: Match.arrayWith([
           Match.objectLike({
             Sid: 'AllowConfiguredProducersThroughSns',
-            Principal: {
-              AWS: Match.arrayWith([GLOBEX_PUBLISHER]),
+            Principal: { AWS: '*' },
+            Condition: {
+              StringEquals: Match.objectLike({
+                'kms:CallerAccount': Match.arrayWith([GLOBEX_PUBLISHER.split(':')[4]]),
+              }),
             },
           }),
         ]),
