@@ -28,6 +28,7 @@ import {
 import { STATELESS_OUTPUTS } from '../contract/outputs';
 import { parseTenants, tenantBindingsOf, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThreshold } from '../lambda/core/exports/snapshot';
+import { RESERVED_STAGE_WORDS, reservedWordsIn } from './naming';
 import {
   Parser,
   checkedString,
@@ -434,6 +435,17 @@ export interface CrossFieldRule {
 
 export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   {
+    keys: ['stage'],
+    problem: (c) => {
+      const reserved = reservedWordsIn(c.stage);
+      return reserved.length === 0
+        ? undefined
+        : `stage: "${c.stage}" contains ${reserved.map((word) => `"${word}"`).join(', ')}, which the app's resource ` +
+            `names use right after the stage (${RESERVED_STAGE_WORDS.join(', ')}); the key and queue policies ` +
+            'tell stages apart by these words, so a stage may not contain them. Pick another name, e.g. "prod-eu"';
+    },
+  },
+  {
     keys: ['tenants', 'trustedCostTopic', 'costEventsPublishers'],
     problem: (c) =>
       c.tenants.length > 0 && !c.trustedCostTopic && c.costEventsPublishers.length > 0
@@ -460,6 +472,16 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
         : `exportSources[${index}].tenant: "${c.exportSources[index].tenant}" is not one of tenants[].id ` +
             `(${[...ids].join(', ')}); an export prefix binds a tenant the same way a tenant topic does, so use the same id or add the tenant`;
     },
+  },
+  {
+    keys: ['exportBucketName', 'exportSources'],
+    problem: (c) =>
+      c.exportBucketName !== undefined && c.exportSources.length === 0
+        ? `exportBucketName: an existing bucket needs exportSources. Without them the stage would claim every ` +
+          `manifest of "${c.exportBucketName}" with one whole-bucket notification rule, which S3 refuses next to any ` +
+          'other stage’s or application’s rule on that bucket; add exportSources (the key prefixes of your exports), ' +
+          'or remove exportBucketName to let the stage create its own bucket'
+        : undefined,
   },
   {
     keys: ['exportBucketKeyArn', 'exportBucketName'],

@@ -19,6 +19,8 @@ import {
   ConfigValues,
 } from './config-rules';
 
+import type { ExportSourceConfig } from '../contract/export-sources';
+
 export { LOG_RETENTION_DAYS } from './config-rules';
 export type { ConfigKey, LogLevel, StreamKind } from './config-rules';
 
@@ -195,6 +197,45 @@ export function resolveConfig(context: ContextSource): BillingDedupConfig {
     const problem = crossField.problem(config);
     if (problem) problems.push(problem);
   }
+  problems.push(...sharedBucketProblems(config, context));
   if (problems.length > 0) throw new ConfigError(problems);
   return { ...config, deletionProtection: config.stage !== 'dev' };
+}
+
+/**
+ * Two stages on one existing bucket (`exportBucketName`) each write S3 notification rules for their
+ * prefixes, and S3 refuses rules whose prefixes overlap: the second stage's deploy would fail. The other
+ * stages of `stages.<name>` that name the same bucket are compared here, at synth. (A stage configured
+ * only by `-c` flags cannot be seen from another one: docs/exports.md says so.)
+ */
+function sharedBucketProblems(config: ConfigValues, context: ContextSource): string[] {
+  const stages = context(STAGES_KEY);
+  if (config.exportBucketName === undefined || !isPlainObject(stages)) return [];
+  const problems: string[] = [];
+  for (const [name, entry] of Object.entries(stages)) {
+    if (name === config.stage || !isPlainObject(entry)) continue;
+    if (entry.exportBucketName !== config.exportBucketName) continue;
+    const other = otherStageSources(entry, context);
+    if (!other) continue;
+    for (const mine of config.exportSources)
+      for (const theirs of other)
+        if (mine.prefix.startsWith(theirs.prefix) || theirs.prefix.startsWith(mine.prefix))
+          problems.push(
+            `exportSources: prefix "${mine.prefix}" overlaps "${theirs.prefix}" of stage "${name}" on the same bucket ` +
+              `"${config.exportBucketName}"; S3 refuses overlapping notification rules, so the second stage would fail ` +
+              'to deploy. Give each stage its own prefixes (e.g. "<stage>/<tenant>/") or its own bucket',
+          );
+  }
+  return problems;
+}
+
+/** The export sources another stage entry resolves to (its own, else the flat key); undefined if invalid. */
+function otherStageSources(
+  entry: Record<string, unknown>,
+  context: ContextSource,
+): readonly ExportSourceConfig[] | undefined {
+  const raw = entry.exportSources ?? context('exportSources');
+  if (raw === undefined) return [];
+  const parsed = CONFIG_RULES.exportSources.parser.parse('exportSources', raw);
+  return parsed.ok ? parsed.value : undefined;
 }

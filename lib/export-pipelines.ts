@@ -314,18 +314,37 @@ function allowTableKey(role: iam.IRole, keyArn: string): void {
   );
 }
 
+/** Up to this many configured prefixes are granted one by one; beyond, by their common path prefix. */
+export const EXACT_PREFIX_GRANT_MAX = 10;
+
+/**
+ * The key prefixes the export functions may read: the configured ones while they are few, else the
+ * longest path prefix they all share (`""`: the whole bucket). Never more than EXACT_PREFIX_GRANT_MAX
+ * entries, so the role's policy does not grow with tenants. The functions themselves bind every key
+ * to its configured tenant prefix (docs/exports.md), so a wider read grant books nothing wrongly.
+ */
+export function exportReadPrefixes(prefixes: readonly string[]): string[] {
+  if (prefixes.length <= EXACT_PREFIX_GRANT_MAX) return [...prefixes];
+  const segments = prefixes.map((prefix) => prefix.split('/').slice(0, -1));
+  const common: string[] = [];
+  for (let i = 0; segments.every((s) => i < s.length && s[i] === segments[0][i]); i++)
+    common.push(segments[0][i]);
+  return [common.map((segment) => `${segment}/`).join('')];
+}
+
 /**
  * Read the objects under the configured prefixes (manifests, data files; HEAD and ranged GETs) and
- * decrypt them through S3. `s3:ListBucket` makes S3 answer 404 rather than 403 for a missing data
- * file, which the functions report as "unreadable data file"; it reveals key names, never content.
- * No source configured: nothing is read (every manifest is rejected before any read).
+ * decrypt them through S3. `s3:ListBucket`, limited to the same prefixes by `s3:prefix`, makes S3 answer
+ * 404 rather than 403 for a missing data file, which the functions report as "unreadable data file";
+ * it reveals key names, never content. No source configured: nothing is read (every manifest is
+ * rejected before any read).
  */
 function allowExportObjects(
   role: iam.IRole,
   props: ExportPipelinesProps,
   bucket: s3.IBucket,
 ): void {
-  const prefixes = props.config.exportSources.map((source) => source.prefix);
+  const prefixes = exportReadPrefixes(props.config.exportSources.map((source) => source.prefix));
   if (prefixes.length === 0) return;
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
@@ -335,6 +354,14 @@ function allowExportObjects(
       resources: prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
     }),
   );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ListExportBucket',
+      actions: ['s3:ListBucket'],
+      resources: [bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': prefixes.map((prefix) => `${prefix}*`) } },
+    }),
+  );
   NagSuppressions.addResourceSuppressions(
     role,
     [
@@ -342,20 +369,13 @@ function allowExportObjects(
         id: 'AwsSolutions-IAM5',
         reason:
           'Export files are named by the provider at delivery time; reads are limited to the configured ' +
-          'tenant prefixes (exportSources) of the export bucket.',
+          'tenant prefixes (exportSources) of the export bucket, or to their common prefix when there are many.',
         appliesTo: prefixes.map((prefix) => ({
           regex: `/^Resource::arn:<AWS::Partition>:s3:::[^/]+\\/${escapeRegex(prefix)}\\*$/`,
         })),
       },
     ],
     true,
-  );
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      sid: 'ListExportBucket',
-      actions: ['s3:ListBucket'],
-      resources: [bucket.bucketArn],
-    }),
   );
   if (props.bucketKeyArn) {
     role.addToPrincipalPolicy(

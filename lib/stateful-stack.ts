@@ -5,13 +5,17 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { STATEFUL_OUTPUTS } from '../contract/outputs';
-import { ALL_SERVICE_PUBLISHERS } from '../contract/publishers';
+import {
+  SERVICE_PUBLISHERS,
+  type ServicePublisherId,
+  servicePublisher,
+} from '../contract/publishers';
 import { DEDUP_TABLE, LEDGER_TABLE } from '../contract/tables';
-import { AWS_SCOPE } from './aws-scope';
 import { BillingDedupConfig } from './config';
 import { createExportBucket } from './constructs/export-bucket';
 import { PeriodCloserRole } from './constructs/period-closer-role';
-import { toPrincipal } from './constructs/secure-topic';
+import { unwrapSingle } from './constructs/secure-topic';
+import { publisherSourceArnLike, stageNamePatterns } from './name-patterns';
 import { resourceName } from './naming';
 
 export interface StatefulStackProps extends StackProps {
@@ -36,8 +40,8 @@ export class StatefulStack extends Stack {
   readonly exportBucketName: string;
   /** ARN of the key of the export objects (created here, or `exportBucketKeyArn`); none for SSE-S3. */
   readonly exportKeyArn?: string;
-  /** The created export bucket (undefined with `exportBucketName`). */
-  readonly exportBucket?: s3.Bucket;
+  /** The created export bucket (unused, and empty, with `exportBucketName`). */
+  readonly exportBucket: s3.Bucket;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -58,20 +62,18 @@ export class StatefulStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    if (config.exportBucketName === undefined) {
-      const created = createExportBucket(this, {
-        stage,
-        keyAlias: `alias/${resourceName(stage, 'exports')}`,
-        noncurrentVersionRetention: Duration.days(config.exportVersionRetentionDays),
-        accessLogRetention: Duration.days(config.logRetentionDays),
-      });
-      this.exportBucket = created.bucket;
-      this.exportBucketName = created.bucket.bucketName;
-      this.exportKeyArn = created.key.keyArn;
-    } else {
-      this.exportBucketName = config.exportBucketName;
-      this.exportKeyArn = config.exportBucketKeyArn;
-    }
+    // Created in every configuration, also with exportBucketName (it then stays empty): the stack's
+    // exports must not depend on the configuration (see exportStableValues).
+    const created = createExportBucket(this, {
+      stage,
+      keyAlias: `alias/${resourceName(stage, 'exports')}`,
+      noncurrentVersionRetention: Duration.days(config.exportVersionRetentionDays),
+      accessLogRetention: Duration.days(config.logRetentionDays),
+    });
+    this.exportBucket = created.bucket;
+    this.exportBucketName = config.exportBucketName ?? created.bucket.bucketName;
+    this.exportKeyArn =
+      config.exportBucketName === undefined ? created.key.keyArn : config.exportBucketKeyArn;
     this.addMessagingKeyPolicy(config);
 
     const tableDefaults = {
@@ -98,6 +100,7 @@ export class StatefulStack extends Stack {
     });
 
     new PeriodCloserRole(this, 'PeriodCloser', { stage, ledgerTable: this.ledgerTable });
+    this.exportStableValues(created.key.keyArn);
 
     new CfnOutput(this, STATEFUL_OUTPUTS.dedupTableName, {
       value: this.dedupTable.tableName,
@@ -119,6 +122,27 @@ export class StatefulStack extends Stack {
   }
 
   /**
+   * Every value another stack of the stage may import, exported in every configuration. CloudFormation
+   * refuses to remove (or change) an export that a deployed stack imports, and the stateful stack is
+   * deployed first: an export that only some configurations produce would make the move between them
+   * fail. Each value here is fixed for the life of the stage (fixed names, retained resources).
+   */
+  private exportStableValues(createdExportKeyArn: string): void {
+    for (const value of [
+      this.dedupTable.tableName,
+      this.dedupTable.tableArn,
+      this.ledgerTable.tableName,
+      this.ledgerTable.tableArn,
+      this.dataKey.keyArn,
+      this.messagingKey.keyArn,
+      this.exportBucket.bucketName,
+      createdExportKeyArn,
+      this.stackId,
+    ])
+      this.exportValue(value);
+  }
+
+  /**
    * The messaging key must be usable by whoever writes into an encrypted topic or queue:
    * - SNS delivering into the encrypted queues/DLQs (scoped to this stage's topics),
    * - AWS Budgets and Cost Anomaly Detection publishing to the budget-alerts topic,
@@ -129,8 +153,8 @@ export class StatefulStack extends Stack {
    */
   private addMessagingKeyPolicy(config: BillingDedupConfig): void {
     const key = this.messagingKey;
-    const stageTopicArns = `arn:${Aws.PARTITION}:sns:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resourceName(config.stage, '*')}`;
-    const serviceStatement = (sid: string, service: string, sourceArnLike?: string) =>
+    const patterns = stageNamePatterns(config.stage);
+    const serviceStatement = (sid: string, service: string, sourceArnLike?: readonly string[]) =>
       new iam.PolicyStatement({
         sid,
         principals: [new iam.ServicePrincipal(service)],
@@ -138,20 +162,27 @@ export class StatefulStack extends Stack {
         resources: ['*'],
         conditions: {
           StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-          ...(sourceArnLike ? { ArnLike: { 'aws:SourceArn': sourceArnLike } } : {}),
+          ...(sourceArnLike ? { ArnLike: { 'aws:SourceArn': unwrapSingle(sourceArnLike) } } : {}),
         },
       });
 
     key.addToResourcePolicy(
-      serviceStatement('AllowSnsDeliveryToEncryptedQueues', 'sns.amazonaws.com', stageTopicArns),
+      serviceStatement(
+        'AllowSnsDeliveryToEncryptedQueues',
+        'sns.amazonaws.com',
+        patterns.queueFeedingTopics.map(
+          (name) => `arn:${Aws.PARTITION}:sns:${Aws.REGION}:${Aws.ACCOUNT_ID}:${name}`,
+        ),
+      ),
     );
-    // Every service publisher of every topic (their publishing resources are named after the stage).
-    for (const publisher of ALL_SERVICE_PUBLISHERS) {
+    // Every service publisher of every topic, each limited to this stage's resources it publishes from.
+    for (const id of Object.keys(SERVICE_PUBLISHERS) as ServicePublisherId[]) {
+      const publisher = servicePublisher(id);
       key.addToResourcePolicy(
         serviceStatement(
           `Allow${publisher.name}ToPublish`,
           publisher.principal,
-          publisher.sourceArnLike?.(AWS_SCOPE, resourceName(config.stage, '*')),
+          publisherSourceArnLike(config.stage, id),
         ),
       );
     }
@@ -169,26 +200,40 @@ export class StatefulStack extends Stack {
       }),
     );
 
-    const producers = [
-      ...new Set([
-        ...config.costEventsPublishers,
-        ...config.budgetAlertsPublishers,
-        ...config.tenants.flatMap((tenant) => tenant.publishers),
-      ]),
+    // By account, not by principal: the topic policies name who may publish; the key only needs to
+    // follow them through SNS, and one account ID per producer account keeps the policy far below
+    // KMS's 32 KB however many tenants and roles are configured.
+    const producerAccounts = [
+      ...new Set(
+        [
+          ...config.costEventsPublishers,
+          ...config.budgetAlertsPublishers,
+          ...config.tenants.flatMap((tenant) => tenant.publishers),
+        ].map(accountOf),
+      ),
     ];
-    if (producers.length > 0) {
+    if (producerAccounts.length > 0) {
       key.addToResourcePolicy(
         new iam.PolicyStatement({
           sid: 'AllowConfiguredProducersThroughSns',
-          principals: producers.map(toPrincipal),
+          principals: [new iam.AnyPrincipal()],
           actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
           resources: ['*'],
-          conditions: { StringEquals: { 'kms:ViaService': `sns.${Aws.REGION}.amazonaws.com` } },
+          conditions: {
+            StringEquals: {
+              'kms:ViaService': `sns.${Aws.REGION}.amazonaws.com`,
+              'kms:CallerAccount': unwrapSingle(producerAccounts),
+            },
+          },
         }),
       );
     }
   }
 }
+
+/** The account of a configured publisher: a 12-digit account ID, or the account of a role ARN. */
+const accountOf = (idOrArn: string): string =>
+  /^\d{12}$/.test(idOrArn) ? idOrArn : idOrArn.split(':')[4];
 
 /** ARN of a bucket of this partition by name (S3 ARNs carry neither region nor account). */
 export function exportBucketArn(bucketName: string): string {

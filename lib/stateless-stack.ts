@@ -24,7 +24,6 @@ import {
   STREAM_NAMES,
   type StreamName,
 } from '../contract/streams';
-import { AWS_SCOPE } from './aws-scope';
 import { BillingDedupConfig } from './config';
 import { AnomalyEventsRule } from './constructs/anomaly-events-rule';
 import { ConsumerAlarms, TenantRateAlarms } from './constructs/consumer-alarms';
@@ -34,6 +33,7 @@ import { QueueConsumer } from './constructs/queue-consumer';
 import { SecureTopic } from './constructs/secure-topic';
 import { TenantTopics } from './constructs/tenant-topics';
 import { addExportPipelines, type ExportPipelines } from './export-pipelines';
+import { anomalyRuleName, publisherSourceArnLike } from './name-patterns';
 import { messagingName, resourceName, serviceName } from './naming';
 
 export interface StatelessStackProps extends StackProps {
@@ -128,13 +128,10 @@ export class StatelessStack extends Stack {
         displayName: `billing-dedup ${stage} ${stream.label.toLowerCase()}`,
         fifo,
         masterKey: messagingKey,
-        servicePublishers: stream.servicePublishers.map((publisherId) => {
-          const publisher = servicePublisher(publisherId);
-          return {
-            service: publisher.principal,
-            sourceArnLike: publisher.sourceArnLike?.(AWS_SCOPE, resourceName(stage, '*')),
-          };
-        }),
+        servicePublishers: stream.servicePublishers.map((publisherId) => ({
+          service: servicePublisher(publisherId).principal,
+          sourceArnLike: publisherSourceArnLike(stage, publisherId),
+        })),
         principals: publishers,
       }).topic;
     }
@@ -146,13 +143,6 @@ export class StatelessStack extends Stack {
         masterKey: messagingKey,
         tenants: config.tenants,
       });
-    // Cost Anomaly Detection also reaches the alerts topic as EventBridge events (same alert key).
-    new AnomalyEventsRule(this, 'CostAnomalyEvents', {
-      // Only the cost stream can be without a shared topic (tenant topics instead).
-      topic: streamTopics[ALERT_STREAM] as sns.Topic,
-      ruleName: resourceName(stage, 'cost-anomaly-events'),
-    });
-
     this.notificationsTopic = new SecureTopic(this, 'Notifications', {
       topicName: messagingName(stage, 'notifications', false),
       displayName: `billing-dedup ${stage} notifications`,
@@ -174,6 +164,17 @@ export class StatelessStack extends Stack {
     for (const email of config.opsEmails) {
       this.opsTopic.addSubscription(new subs.EmailSubscription(email));
     }
+    // Cost Anomaly Detection also reaches the alerts topic as EventBridge events (same alert key).
+    const anomalyRule = new AnomalyEventsRule(this, 'CostAnomalyEvents', {
+      // Only the cost stream can be without a shared topic (tenant topics instead).
+      topic: streamTopics[ALERT_STREAM] as sns.Topic,
+      ruleName: anomalyRuleName(stage),
+      masterKey: messagingKey,
+      dlqRetention: Duration.days(config.dlqRetentionDays),
+      opsTopic: this.opsTopic,
+      dlqAlarmName: `${anomalyRuleName(stage)}-dlq-not-empty`,
+    });
+    this.alarms.push(anomalyRule.dlqAlarm);
 
     // ---------------- pipelines ----------------
     // Peeks and redrives the DLQs; with config.redriveOperators, the only principal that may send
@@ -211,7 +212,10 @@ export class StatelessStack extends Stack {
         streamName: stream.name,
         topic: streamTopics[stream.name],
         ...(stream.name === COST_STREAM && this.tenantTopics
-          ? { tenantTopics: this.tenantTopics.topics }
+          ? {
+              tenantTopics: this.tenantTopics.topics,
+              tenantTopicArnLike: this.tenantTopics.topicArnLike,
+            }
           : {}),
         fifo,
         queueName: messagingName(stage, stream.name, fifo),
@@ -281,9 +285,10 @@ export class StatelessStack extends Stack {
       });
       this.alarms.push(...rates.alarms);
     }
+    // By name pattern, not by ARN: one ARN per alarm would grow the topic policy with every tenant.
     opsTopic.allowServicePublisher({
       service: SERVICE_PUBLISHERS.cloudWatchAlarms.principal,
-      sourceArns: this.alarms.map((alarm) => alarm.alarmArn),
+      sourceArnLike: publisherSourceArnLike(stage, 'cloudWatchAlarms'),
     });
     allowDlqOperations(this.dlqOperatorRole, allPipelines, messagingKey, [
       this.stackId,

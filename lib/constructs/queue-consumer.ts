@@ -38,6 +38,11 @@ export interface QueueConsumerProps {
    * topic it came from (DELIVERY_MODE=envelope).
    */
   readonly tenantTopics?: readonly TenantTopic[];
+  /**
+   * With `tenantTopics`: an ARN pattern (ArnLike) matching every tenant topic and nothing else of this
+   * or another stage. The queue policies admit the topics by it, so they do not grow with tenants.
+   */
+  readonly tenantTopicArnLike?: string;
   /** Roles of this app that send into the source queue themselves (e.g. the export planner). */
   readonly producerRoleArns?: readonly string[];
   /** Queue kind; must match the DLQ, and a FIFO queue needs a FIFO topic. */
@@ -187,7 +192,12 @@ export class QueueConsumer extends Construct {
         deadLetterQueue: this.deadLetterQueue,
       }),
     );
-    if (tenantTopics.length > 0) this.subscribeTenantTopics(tenantTopics);
+    const tenantTopicArnLike = props.tenantTopicArnLike;
+    if (tenantTopics.length > 0) {
+      if (!tenantTopicArnLike)
+        throw new Error(`${props.streamName}: tenantTopics need tenantTopicArnLike`);
+      this.subscribeTenantTopics(tenantTopics, tenantTopicArnLike);
+    }
 
     // ---- consumer ----
     const { serviceName, logLevel, environment, ...fnProps } = props.consumer;
@@ -229,12 +239,12 @@ export class QueueConsumer extends Construct {
       'kms:Decrypt',
     ]);
 
-    const topicArns = [props.topic, ...tenantTopics.map((t) => t.topic)].flatMap((topic) =>
-      topic ? [topic.topicArn] : [],
-    );
+    const topicArns = props.topic ? [props.topic.topicArn] : [];
+    const topicArnLike = tenantTopics.length > 0 && tenantTopicArnLike ? [tenantTopicArnLike] : [];
     denyDirectSends({
       queue: this.queue,
       exceptSourceArns: [...topicArns, this.deadLetterQueue.queueArn],
+      exceptSourceArnLike: topicArnLike,
       exceptPrincipalArns: [
         ...(props.producerRoleArns ?? []),
         ...(props.redriveOperatorArns ?? []),
@@ -243,6 +253,7 @@ export class QueueConsumer extends Construct {
     denyDirectSends({
       queue: this.deadLetterQueue,
       exceptSourceArns: [...topicArns, queueArn],
+      exceptSourceArnLike: topicArnLike,
       exceptPrincipalArns: [this.consumer.role.roleArn],
     });
 
@@ -256,9 +267,11 @@ export class QueueConsumer extends Construct {
   /**
    * Envelope subscriptions of the tenant topics. A queue policy holds at most 20 statements and 8 KB, so
    * instead of one statement per subscription (what SqsSubscription adds) one statement on the queue and
-   * one on the DLQ let SNS deliver from exactly these topics.
+   * one on the DLQ let SNS deliver from the tenant topics' name pattern: the size stays the same
+   * whatever the number of tenants. A topic of that name that is no configured tenant's is refused by
+   * the consumer (its TENANT_BINDINGS), never booked.
    */
-  private subscribeTenantTopics(topics: readonly TenantTopic[]): void {
+  private subscribeTenantTopics(topics: readonly TenantTopic[], topicArnLike: string): void {
     const fromTopics = (queue: sqs.IQueue, sid: string) =>
       queue.addToResourcePolicy(
         new iam.PolicyStatement({
@@ -266,7 +279,7 @@ export class QueueConsumer extends Construct {
           principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
           actions: ['sqs:SendMessage'],
           resources: [queue.queueArn],
-          conditions: { ArnEquals: { 'aws:SourceArn': topics.map((t) => t.topic.topicArn) } },
+          conditions: { ArnLike: { 'aws:SourceArn': topicArnLike } },
         }),
       );
     fromTopics(this.queue, 'AllowTenantTopicDeliveries');
@@ -289,16 +302,18 @@ export class QueueConsumer extends Construct {
 /**
  * Explicit Deny of sqs:SendMessage (which also authorizes SendMessageBatch) on a queue for every
  * principal, unless the request comes from one of `exceptSourceArns` (an AWS service acting for
- * that resource: the SNS topic delivering, SQS moving between the queue and its DLQ) or from one
- * of `exceptPrincipalArns`. An explicit Deny beats any Allow in a same-account IAM policy, so
+ * that resource: the SNS topic delivering, SQS moving between the queue and its DLQ), from a resource
+ * matching `exceptSourceArnLike` (the tenant topics' name pattern) or from one of `exceptPrincipalArns`. An explicit Deny beats any Allow in a same-account IAM policy, so
  * `sqs:SendMessage` on `*` no longer lets anyone inject messages. Nothing else is denied: reads,
  * queue management and CloudFormation's policy updates are untouched.
  */
 export function denyDirectSends(p: {
   queue: sqs.IQueue;
   exceptSourceArns: readonly string[];
+  exceptSourceArnLike?: readonly string[];
   exceptPrincipalArns: readonly string[];
 }): void {
+  const sourceArnLike = p.exceptSourceArnLike ?? [];
   p.queue.addToResourcePolicy(
     new iam.PolicyStatement({
       sid: 'DenySendExceptPipeline',
@@ -308,8 +323,15 @@ export function denyDirectSends(p: {
       resources: [p.queue.queueArn],
       conditions: {
         ArnNotEquals: { 'aws:SourceArn': [...p.exceptSourceArns] },
-        ...(p.exceptPrincipalArns.length > 0
-          ? { ArnNotLike: { 'aws:PrincipalArn': [...p.exceptPrincipalArns] } }
+        ...(p.exceptPrincipalArns.length > 0 || sourceArnLike.length > 0
+          ? {
+              ArnNotLike: {
+                ...(sourceArnLike.length > 0 ? { 'aws:SourceArn': [...sourceArnLike] } : {}),
+                ...(p.exceptPrincipalArns.length > 0
+                  ? { 'aws:PrincipalArn': [...p.exceptPrincipalArns] }
+                  : {}),
+              },
+            }
           : {}),
       },
     }),

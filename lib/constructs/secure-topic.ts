@@ -8,8 +8,8 @@ import { Construct } from 'constructs';
 export interface ServicePublisher {
   /** e.g. `budgets.amazonaws.com`. */
   readonly service: string;
-  /** `aws:SourceArn` pattern (ArnLike); omitted where AWS does not document one. */
-  readonly sourceArnLike?: string;
+  /** `aws:SourceArn` patterns (ArnLike); omitted where AWS does not document one. */
+  readonly sourceArnLike?: readonly string[];
   /** Exact `aws:SourceArn` values (ArnEquals), when the publishing resources are known. */
   readonly sourceArns?: readonly string[];
 }
@@ -87,7 +87,8 @@ export class SecureTopic extends Construct {
     const conditions: Record<string, Record<string, string | string[]>> = {
       StringEquals: { 'aws:SourceAccount': this.account },
     };
-    if (svc.sourceArnLike) conditions.ArnLike = { 'aws:SourceArn': svc.sourceArnLike };
+    if (svc.sourceArnLike)
+      conditions.ArnLike = { 'aws:SourceArn': unwrapSingle(svc.sourceArnLike) };
     if (svc.sourceArns) conditions.ArnEquals = { 'aws:SourceArn': [...svc.sourceArns] };
     this.topic.addToResourcePolicy(
       new iam.PolicyStatement({
@@ -101,6 +102,10 @@ export class SecureTopic extends Construct {
     );
   }
 }
+
+/** One value as a string (as IAM shows it), several as a list. */
+export const unwrapSingle = (values: readonly string[]): string | string[] =>
+  values.length === 1 ? values[0] : [...values];
 
 /** Account ID → account root principal; role ARN → that role. */
 export function toPrincipal(idOrArn: string): iam.IPrincipal {

@@ -30,6 +30,8 @@ export class TenantTopics extends Construct {
   readonly topics: readonly TenantTopic[];
   /** Every tenant topic's ARN with `{tenant}` for the tenant id. */
   readonly topicArnPattern: string;
+  /** ArnLike pattern of every tenant topic of this stage (`*` for the tenant id). */
+  readonly topicArnLike: string;
 
   constructor(
     scope: Construct,
@@ -50,6 +52,11 @@ export class TenantTopics extends Construct {
     this.topicArnPattern = Stack.of(this).formatArn({
       service: 'sns',
       resource: tenantTopicName(props.stage, TENANT_PLACEHOLDER, props.fifo),
+      arnFormat: ArnFormat.NO_RESOURCE_NAME,
+    });
+    this.topicArnLike = Stack.of(this).formatArn({
+      service: 'sns',
+      resource: tenantTopicName(props.stage, '*', props.fifo),
       arnFormat: ArnFormat.NO_RESOURCE_NAME,
     });
   }

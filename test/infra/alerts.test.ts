@@ -77,7 +77,10 @@ describe('Cost Anomaly Detection EventBridge rule', () => {
       .flatMap((key) => (key.Properties?.KeyPolicy as { Statement: Statement[] }).Statement)
       .filter(isEventBridge);
     expect(statements).toHaveLength(1);
-    expect(JSON.stringify(statements[0].Condition?.ArnLike)).toContain(':rule/billing-dedup-dev-*');
+    // Exactly the stage's one rule: no pattern that a stage named `dev-eu` would also match.
+    expect(JSON.stringify(statements[0].Condition?.ArnLike)).toMatch(
+      /:rule\/billing-dedup-dev-cost-anomaly-events"\]/,
+    );
     expect(statements[0].Action).toEqual(['kms:GenerateDataKey*', 'kms:Decrypt']);
   });
 });

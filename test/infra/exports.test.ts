@@ -574,11 +574,12 @@ describe('an existing export bucket (exportBucketName)', () => {
     });
   });
 
-  it('creates no bucket and no export key, and leaves the bucket’s policy alone', () => {
-    s.statefulTemplate.resourceCountIs('AWS::S3::Bucket', 0);
-    s.statefulTemplate.resourceCountIs('AWS::S3::BucketPolicy', 0);
-    s.statefulTemplate.resourceCountIs('AWS::KMS::Key', 2);
+  it('uses the named bucket and leaves its policy alone; the created bucket stays, unused, so the exports never change', () => {
+    // The stateful stack's own bucket (and its access log bucket and key) exists in every configuration.
+    s.statefulTemplate.resourceCountIs('AWS::S3::Bucket', 2);
+    s.statefulTemplate.resourceCountIs('AWS::KMS::Key', 3);
     s.statelessTemplate.resourceCountIs('AWS::S3::BucketPolicy', 0);
+    expect(JSON.stringify(s.statelessTemplate.toJSON())).not.toMatch(/RefExportBucket/);
   });
 
   it('notifies from the named bucket, merged with its other notifications (Managed: false)', () => {

@@ -1,6 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BillingDedupApp, buildApp } from '../../lib/app';
+import { checkDeployLimits } from '../../lib/deploy-limits';
 
 export interface SynthOptions {
   /** Run esbuild (default false: assertions do not need the bundle, and stay fast). */
@@ -24,6 +25,8 @@ export function synth(
     context: { ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...context },
   });
   const built = buildApp(app, { nag: options.nag ?? false });
+  // Every configuration a test synthesizes must also deploy (what bin/billing-dedup.ts checks).
+  checkDeployLimits(app.synth());
   return {
     app,
     ...built,

@@ -117,11 +117,22 @@ describe('tenant topics', () => {
     expect(text).not.toContain('trustedTopicArn');
   });
 
-  it('lets only the tenant topics, the DLQ (redrive) and the DLQ operators send to the cost queue', () => {
+  it('lets only the tenant topics (by their name pattern), the DLQ (redrive) and the DLQ operators send to the cost queue', () => {
     const statements = costQueuePolicy(t);
-    const topics = ['acme', 'globex'].map((tenant) =>
-      ref(topicId(t, `billing-dedup-dev-cost-events-${tenant}.fifo`)),
-    );
+    const tenantTopicPattern = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':sns:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':billing-dedup-dev-cost-events-*.fifo',
+        ],
+      ],
+    };
     const deny = statements.find((statement) => statement.Sid === 'DenySendExceptPipeline');
     expect(deny).toMatchObject({
       Effect: 'Deny',
@@ -129,9 +140,9 @@ describe('tenant topics', () => {
       Action: 'sqs:SendMessage',
     });
     expect(deny?.Condition.ArnNotEquals['aws:SourceArn']).toEqual([
-      ...topics,
       { 'Fn::GetAtt': [expect.stringMatching(/^CostEventsPipelineDeadLetterQueue/), 'Arn'] },
     ]);
+    expect(deny?.Condition.ArnNotLike['aws:SourceArn']).toEqual([tenantTopicPattern]);
     expect(deny?.Condition.ArnNotLike['aws:PrincipalArn']).toEqual([
       { 'Fn::GetAtt': [expect.stringMatching(/^DlqOperatorRole/), 'Arn'] },
     ]);
@@ -140,7 +151,7 @@ describe('tenant topics', () => {
       expect.objectContaining({
         Principal: { Service: 'sns.amazonaws.com' },
         Action: 'sqs:SendMessage',
-        Condition: { ArnEquals: { 'aws:SourceArn': topics } },
+        Condition: { ArnLike: { 'aws:SourceArn': tenantTopicPattern } },
       }),
     ]);
   });
@@ -203,8 +214,11 @@ describe('tenant topics', () => {
         Statement: Match.arrayWith([
           Match.objectLike({
             Sid: 'AllowConfiguredProducersThroughSns',
-            Principal: {
-              AWS: Match.arrayWith([GLOBEX_PUBLISHER]),
+            Principal: { AWS: '*' },
+            Condition: {
+              StringEquals: Match.objectLike({
+                'kms:CallerAccount': Match.arrayWith([GLOBEX_PUBLISHER.split(':')[4]]),
+              }),
             },
           }),
         ]),
