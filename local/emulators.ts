@@ -116,8 +116,11 @@ const startJvmWatchdog = (jvm: ChildProcess): ChildProcess | undefined => {
   return watchdog;
 };
 
-/** Starts AWS's DynamoDB Local (in memory) on a free loopback port; `stop` waits for the JVM to exit. */
-export const startDynamoDbLocal = async (timeoutMs = 30_000): Promise<DynamoDbLocal> => {
+/**
+ * Starts AWS's DynamoDB Local (in memory) on a free loopback port; `stop` waits for the JVM to exit.
+ * The wait is generous: on a loaded machine the JVM can take well over 30 s to answer.
+ */
+export const startDynamoDbLocal = async (timeoutMs = 90_000): Promise<DynamoDbLocal> => {
   const port = await freePort();
   const child = spawn({ port, stdio: 'ignore' });
   liveJvms.add(child);

@@ -9,7 +9,9 @@ import {
   EXPORT_PREFIX,
   LEDGER_PK,
   LEDGER_SK,
+  diffSortKey,
 } from '../../lambda/adapters/table-layout';
+import { ExportStore } from '../../lambda/adapters/export-store';
 import type { AccountDelta } from '../../lambda/core/exports/snapshot';
 
 export type ExportStatus = 'current' | 'superseded' | 'incomplete' | 'failed';
@@ -95,29 +97,44 @@ export const readExportReport = async (
       .filter((item) => item.tenant?.S !== undefined)
       .map((item) => [
         text(item, LEDGER_PK),
-        { tenant: text(item, 'tenant'), period: text(item, 'period') },
+        {
+          tenant: text(item, 'tenant'),
+          source: text(item, 'source'),
+          period: text(item, 'period'),
+        },
       ]),
   );
-  const diffs = items
-    .filter((item) => text(item, LEDGER_SK).startsWith(DIFF_PREFIX))
-    .map((item) => {
-      const owner = partitions.get(text(item, LEDGER_PK));
-      const accounts = JSON.parse(item.accounts?.S ?? '[]') as AccountDelta[];
-      return {
-        order: text(item, LEDGER_SK),
-        tenant: owner?.tenant ?? '',
-        billingPeriod: owner?.period ?? '',
-        executionId: text(item, 'executionId'),
-        ...(item.previousExecutionId?.S ? { previousExecutionId: item.previousExecutionId.S } : {}),
-        accounts: accounts.map(({ accountId, currency, old, new: now, delta }) => ({
-          accountId,
-          currency,
-          old,
-          new: now,
-          delta,
-        })),
-      };
-    })
+  // A diff may be stored in pages: the store reads it back whole.
+  const store = new ExportStore({ client, ledgerTable: table });
+  const withDiffs = new Set(
+    items
+      .filter((item) => text(item, LEDGER_SK).startsWith(DIFF_PREFIX))
+      .map((item) => text(item, LEDGER_PK)),
+  );
+  const diffs = (
+    await Promise.all(
+      [...withDiffs].map(async (pk) => {
+        const owner = partitions.get(pk);
+        if (!owner) return [];
+        const stored = await store.readDiffs(owner.tenant, owner.source, owner.period);
+        return stored.map((diff) => ({
+          order: diffSortKey(diff.switchedAt, diff.executionId),
+          tenant: owner.tenant,
+          billingPeriod: owner.period,
+          executionId: diff.executionId,
+          ...(diff.previousExecutionId ? { previousExecutionId: diff.previousExecutionId } : {}),
+          accounts: diff.accounts.map(({ accountId, currency, old, new: now, delta }) => ({
+            accountId,
+            currency,
+            old,
+            new: now,
+            delta,
+          })),
+        }));
+      }),
+    )
+  )
+    .flat()
     .sort(byExecution);
   return {
     exports: executions.map(({ order: _order, ...report }) => report),
