@@ -11,11 +11,15 @@ import { createGunzip } from 'node:zlib';
 import { parse } from 'csv-parse';
 import { parquetReadObjects, type AsyncBuffer } from 'hyparquet';
 import {
-  REQUIRED_FOCUS_COLUMNS,
   dataFileFormat,
   type DataFileFormat,
 } from '../../lambda/core/exports/manifest';
 import { readParquetFile } from '../../lambda/core/exports/readers/parquet';
+import {
+  recognizeColumnFormat,
+  type ExportColumnFormat,
+} from '../../lambda/core/exports/column-format';
+import { ValidationError } from '../../lambda/core/errors';
 import { monthOf, toInstant } from '../../lambda/core/instant';
 import { MAX_RECORD_BYTES } from '../../lambda/core/exports/readers/csv';
 import { UsageError } from '../errors';
@@ -159,16 +163,29 @@ export const inspectExportFile = async (path: string): Promise<ExportFile> => {
   }
 };
 
+/** A file's format from its columns, or the reason it has none we read. */
+const formatOf = (file: ExportFile): { format?: ExportColumnFormat; problem?: string } => {
+  try {
+    return { format: recognizeColumnFormat(file.columns) };
+  } catch (error) {
+    if (error instanceof ValidationError) return { problem: `${file.path}: ${error.reason}` };
+    throw error;
+  }
+};
+
 /**
- * Refuses what would fail or falsify the execution: a file without a required FOCUS column or with a
- * column twice, two files of the same name, a first row of another billing period than `period`.
+ * Refuses what would fail or falsify the execution: a file whose columns are in no format we read
+ * (FOCUS, CUR 2.0, legacy CUR), files of two formats in one export, a column twice, two files of the
+ * same name, a first row of another billing period than `period`.
  */
 export const checkExportFiles = (files: readonly ExportFile[], period: string): void => {
   const problems: string[] = [];
   const names = new Map<string, string>();
+  const formats = new Set<ExportColumnFormat>();
   for (const file of files) {
-    const missing = REQUIRED_FOCUS_COLUMNS.filter((column) => !file.columns.includes(column));
-    if (missing.length > 0) problems.push(`${file.path}: missing column ${missing.join(', ')}`);
+    const { format, problem } = formatOf(file);
+    if (problem !== undefined) problems.push(problem);
+    if (format !== undefined) formats.add(format);
     const twice = file.columns.find((column, index) => file.columns.indexOf(column) !== index);
     if (twice !== undefined) problems.push(`${file.path}: column ${twice} appears twice`);
     if (file.firstRowPeriod !== undefined && file.firstRowPeriod !== period) {
@@ -181,11 +198,10 @@ export const checkExportFiles = (files: readonly ExportFile[], period: string): 
       problems.push(`${file.path}: same file name as ${other} (rename one of them)`);
     names.set(file.name, file.path);
   }
-  if (problems.length > 0) {
-    throw new UsageError(
-      `Nothing uploaded: ${problems.join('; ')} (every file needs ${REQUIRED_FOCUS_COLUMNS.join(', ')})`,
-    );
+  if (formats.size > 1) {
+    problems.push(`the files are of different formats (${[...formats].join(', ')}): put each export on its own`);
   }
+  if (problems.length > 0) throw new UsageError(`Nothing uploaded: ${problems.join('; ')}`);
 };
 
 /** The manifest's columns: every file's columns, in first-seen order. */

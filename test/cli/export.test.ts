@@ -272,10 +272,27 @@ describe('export put', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Nothing uploaded');
     expect(result.stderr).toContain(
-      `${bad}: missing column BillingCurrency, BillingPeriodStart, ChargePeriodEnd`,
+      `${bad}: not a complete FOCUS export: missing BillingCurrency, BillingPeriodStart, ChargePeriodEnd`,
     );
     expect(result.stderr).not.toContain(`${good}:`);
     expect(await keysUnder('exports/delta/')).toEqual([]);
+  });
+
+  it('takes a legacy CUR CSV as AWS writes it, recognised from its columns, and refuses mixing it with FOCUS', async () => {
+    const cur = join(__dirname, '..', 'fixtures', 'cur', 'legacy-cur-anonymized-2023-11-excerpt.csv');
+    const ok = await cli(
+      ['export', 'put', cur, '--tenant', 'foxtrot', '--period', '2023-11', ...bucketFlag()],
+      deps(),
+    );
+    expect(ok.code).toBe(0);
+    expect((await keysUnder('exports/foxtrot/')).some((key) => key.endsWith('legacy-cur-anonymized-2023-11-excerpt.csv'))).toBe(true);
+    const focus = writeTemp('focus.csv', csvOf([hourLine('1', ACCOUNT, 'EC2', 0)]));
+    const mixed = await cli(
+      ['export', 'put', cur, focus, '--tenant', 'golf', '--period', '2023-11', ...bucketFlag()],
+      deps(),
+    );
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('the files are of different formats (cur-legacy-csv, focus)');
   });
 
   it('refuses files whose first row is of another billing period (they would book an empty snapshot)', async () => {

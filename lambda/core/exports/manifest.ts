@@ -16,6 +16,7 @@ import { fail, ValidationError } from '../errors';
 import { monthOf, toInstant } from '../instant';
 import { parseJsonExact } from '../json';
 import { isObject, own } from '../formats/fields';
+import { REQUIRED_COLUMNS, recognizeColumnFormat, type ExportColumnFormat } from './column-format';
 
 export type DataFileFormat = 'csv' | 'csv.gz' | 'parquet';
 
@@ -43,6 +44,8 @@ export interface ExportManifest {
   executionId: string;
   exportArn: string;
   columns: ManifestColumn[];
+  /** The provider format its columns are in (`column-format.ts`). */
+  format: ExportColumnFormat;
   dataFiles: DataFile[];
 }
 
@@ -50,15 +53,7 @@ export interface ExportManifest {
  * The columns every row needs for the ledger: the amount and its currency, the account (SubAccountId
  * when set, else BillingAccountId), the billing period, and what the charge is and when it happened.
  */
-export const REQUIRED_FOCUS_COLUMNS = [
-  'BilledCost',
-  'BillingAccountId',
-  'BillingCurrency',
-  'BillingPeriodStart',
-  'ChargeCategory',
-  'ChargePeriodStart',
-  'ChargePeriodEnd',
-] as const;
+export const REQUIRED_FOCUS_COLUMNS = REQUIRED_COLUMNS.focus;
 
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 const EXPORT_NAME = /^[0-9A-Za-z!\-_.*'()]{1,128}$/;
@@ -150,14 +145,20 @@ const readColumns = (document: Record<string, unknown>): ManifestColumn[] => {
   });
   const names = new Set(columns.map((column) => column.name));
   if (names.size !== columns.length) return invalid('columns', 'the same column name twice');
-  const missing = REQUIRED_FOCUS_COLUMNS.filter((name) => !names.has(name));
-  if (missing.length > 0) {
-    return invalid(
-      'columns',
-      `not a FOCUS cost-and-usage export: missing ${missing.join(', ')} (required: ${REQUIRED_FOCUS_COLUMNS.join(', ')})`,
-    );
-  }
   return columns;
+};
+
+/** The manifest's format, from its column names; columns of no known format refuse the manifest. */
+const manifestFormat = (columns: readonly ManifestColumn[]): ExportColumnFormat => {
+  try {
+    return recognizeColumnFormat(
+      columns.map((column) => column.name),
+      'columns',
+    );
+  } catch (error) {
+    if (error instanceof ValidationError) return invalid('columns', error.reason);
+    throw error;
+  }
 };
 
 const readDataFiles = (
@@ -236,6 +237,7 @@ export const parseManifest = (json: unknown, manifestUri: string): ExportManifes
   }
   const exportArn = requiredText(document, 'exportArn');
   checkDeclaredPeriod(document, location.billingPeriod);
+  const columns = readColumns(document);
   return {
     bucket,
     manifestKey: key,
@@ -245,7 +247,8 @@ export const parseManifest = (json: unknown, manifestUri: string): ExportManifes
     billingPeriod: location.billingPeriod,
     executionId,
     exportArn,
-    columns: readColumns(document),
+    columns,
+    format: manifestFormat(columns),
     dataFiles: readDataFiles(document, location),
   };
 };

@@ -15,8 +15,11 @@
  */
 import { ValidationError, type RejectionCode } from '../errors';
 import type { CostEvent } from '../events';
+import { CUR_LEGACY_CSV, CUR_SNAKE_CASE, parseCurRow } from '../formats/cost-cur';
 import { parseFocusRow } from '../formats/cost-focus';
+import type { JsonObject } from '../formats/fields';
 import { billingPeriodOf } from '../keys';
+import type { ExportColumnFormat } from './column-format';
 
 /** A row as a reader yields it: its 0-based position among the file's data rows, and its cells. */
 export interface ExportRow {
@@ -24,6 +27,8 @@ export interface ExportRow {
   cells: Record<string, unknown>;
   /** Set by a reader when the record itself is broken (wrong number of cells): the row is rejected. */
   problem?: string;
+  /** The file's format, recognised by the reader from its columns; FOCUS when absent. */
+  format?: ExportColumnFormat;
 }
 
 export interface RowContext {
@@ -62,6 +67,21 @@ export type RowResult = { ok: true; charge: ExportCharge } | { ok: false; reject
 
 const columnOf = (field: string): string => field.split('.')[0];
 
+type RowParser = (cells: JsonObject, attributes: Record<string, string>) => CostEvent;
+
+const PARSERS: Readonly<Record<ExportColumnFormat, RowParser>> = {
+  focus: parseFocusRow,
+  cur: (cells, attributes) => parseCurRow(cells, attributes, CUR_SNAKE_CASE),
+  'cur-legacy-csv': (cells, attributes) => parseCurRow(cells, attributes, CUR_LEGACY_CSV),
+};
+
+/** The column a format's billing period is read from (named in wrong-period rejections). */
+const BILLING_PERIOD_COLUMN: Readonly<Record<ExportColumnFormat, string>> = {
+  focus: 'BillingPeriodStart',
+  cur: CUR_SNAKE_CASE.billingPeriodStart,
+  'cur-legacy-csv': CUR_LEGACY_CSV.billingPeriodStart,
+};
+
 export const normalizeExportRow = (row: ExportRow, context: RowContext): RowResult => {
   const reject = (code: RowRejection['code'], field: string, reason: string): RowResult => ({
     ok: false,
@@ -79,7 +99,7 @@ export const normalizeExportRow = (row: ExportRow, context: RowContext): RowResu
   if (context.source !== undefined) attributes.source = context.source;
   let event: CostEvent;
   try {
-    event = parseFocusRow(row.cells, attributes);
+    event = PARSERS[row.format ?? 'focus'](row.cells, attributes);
   } catch (error) {
     if (error instanceof ValidationError) return reject(error.code, error.field, error.reason);
     throw error;
@@ -88,7 +108,7 @@ export const normalizeExportRow = (row: ExportRow, context: RowContext): RowResu
   if (period !== context.billingPeriod) {
     const [field, start] =
       event.billingPeriodStart !== undefined
-        ? ['BillingPeriodStart', event.billingPeriodStart]
+        ? [BILLING_PERIOD_COLUMN[row.format ?? 'focus'], event.billingPeriodStart]
         : ['ChargePeriodStart', event.chargePeriodStart];
     return reject(
       'wrong-period',

@@ -17,10 +17,15 @@ describe('readCsvRows', () => {
       }),
     );
     expect(rows).toEqual([
-      { rowIndex: 0, cells: expect.objectContaining({ BilledCost: '1.5', Tags: 'NULL' }) },
+      {
+        rowIndex: 0,
+        cells: expect.objectContaining({ BilledCost: '1.5', Tags: 'NULL' }),
+        format: 'focus',
+      },
       {
         rowIndex: 1,
         cells: expect.objectContaining({ BilledCost: '2', Tags: '{"team": "core, web"}' }),
+        format: 'focus',
       },
     ]);
   });
@@ -59,7 +64,12 @@ describe('readCsvRows', () => {
     const rows = await collect(
       readCsvRows(chunked(csv(line('1'), '5,6', line('3'))), { gzip: false }),
     );
-    expect(rows[1]).toEqual({ rowIndex: 1, cells: {}, problem: 'has 2 cells, the header has 8' });
+    expect(rows[1]).toEqual({
+      rowIndex: 1,
+      cells: {},
+      problem: 'has 2 cells, the header has 8',
+      format: 'focus',
+    });
     expect(rows[2]).toMatchObject({ rowIndex: 2, cells: { BilledCost: '3' } });
   });
 

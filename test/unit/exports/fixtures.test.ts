@@ -73,7 +73,9 @@ describe('FOCUS specification: open billing period, scenario 1 (partial realloca
     const error = await validationErrorOf(() =>
       collect(readCsvRows(chunked(bytes), { gzip: false })),
     );
-    expect(error.reason).toBe("the file's header has no BillingAccountId, BillingCurrency column");
+    expect(error.reason).toBe(
+      'not a complete FOCUS export: missing BillingAccountId, BillingCurrency (required: BilledCost, BillingAccountId, BillingCurrency, BillingPeriodStart, ChargeCategory, ChargePeriodStart, ChargePeriodEnd)',
+    );
   });
 });
 

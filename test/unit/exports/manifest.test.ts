@@ -223,6 +223,7 @@ describe('manifestFor', () => {
       executionId: spec.executionId,
       exportArn: built.document.exportArn,
       columns: spec.columns.map((name) => ({ name, type: 'string' })),
+      format: 'focus',
       dataFiles: built.dataFileKeys.map((key, index) => ({
         uri: `s3://${spec.bucket}/${key}`,
         bucket: spec.bucket,

@@ -6,15 +6,20 @@
  * exactly where the last commit stopped; rows before it are parsed (CSV cannot seek) but never turned
  * into objects. Text is UTF-8; a byte-order mark at the start is dropped.
  *
- * A record with more or fewer cells than the header is yielded with a `problem` (the row is rejected,
- * the rest of the file still read). A header without the columns the ledger needs, a header with the
+ * The header says the file's format (FOCUS, CUR 2.0, legacy CUR: `column-format.ts`); every row carries
+ * it. A record with more or fewer cells than the header is yielded with a `problem` (the row is rejected,
+ * the rest of the file still read). A header in no format we read, a header with the
  * same column twice, broken quoting or a record over `MAX_RECORD_BYTES` make the whole file unreadable:
  * a `ValidationError` naming the file's problem.
  */
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { fail } from '../../errors';
-import { REQUIRED_FOCUS_COLUMNS } from '../manifest';
+import {
+  detectColumnFormat,
+  recognizeColumnFormat,
+  type ExportColumnFormat,
+} from '../column-format';
 import type { ExportRow } from '../rows';
 import { CsvRecordSplitter, CsvSyntaxError } from './csv-records';
 
@@ -28,18 +33,26 @@ export interface CsvReadOptions {
   gzip: boolean;
   /** First data row to yield (the durable cursor); default 0. */
   fromRow?: number;
-  /** Columns the header must have; default the ledger's required FOCUS columns. */
+  /**
+   * Columns the header must have. Default: the columns of a format we read (FOCUS, CUR 2.0, legacy
+   * CUR), recognised from the header; each row carries the format.
+   */
   requiredColumns?: readonly string[];
 }
 
 export type ByteSource = AsyncIterable<Uint8Array> | Readable;
 
-const checkHeader = (header: string[], required: readonly string[]): void => {
+/** The header's format (undefined when `required` is given and the header is in no known format). */
+const checkHeader = (
+  header: string[],
+  required: readonly string[] | undefined,
+): ExportColumnFormat | undefined => {
   const names = new Set(header);
   if (names.size !== header.length) {
     const twice = header.find((name, index) => header.indexOf(name) !== index);
     fail('invalid-field', String(twice), 'the header has this column twice');
   }
+  if (required === undefined) return recognizeColumnFormat(header, '$');
   const missing = required.filter((name) => !names.has(name));
   if (missing.length > 0) {
     fail(
@@ -48,6 +61,7 @@ const checkHeader = (header: string[], required: readonly string[]): void => {
       `the file's header has no ${missing.join(', ')} column`,
     );
   }
+  return detectColumnFormat(header);
 };
 
 /** zlib's errors carry a `Z_…` code (checked by shape: they may come from another realm). */
@@ -105,6 +119,7 @@ export async function* readCsvRows(
   const bytes = source instanceof Readable ? source : Readable.from(source);
   const input = options.gzip ? gunzipped(bytes) : bytes;
   let header: string[] | undefined;
+  let format: ExportColumnFormat | undefined;
   let cellsOf: CellsOf = assignedCells;
   let rowIndex = 0;
   try {
@@ -112,7 +127,7 @@ export async function* readCsvRows(
       for (const record of records) {
         if (header === undefined) {
           header = record.map((name) => name.trim());
-          checkHeader(header, options.requiredColumns ?? REQUIRED_FOCUS_COLUMNS);
+          format = checkHeader(header, options.requiredColumns);
           if (header.includes('__proto__')) cellsOf = definedCells;
           continue;
         }
@@ -124,10 +139,13 @@ export async function* readCsvRows(
             rowIndex: index,
             cells: {},
             problem: `has ${record.length} cells, the header has ${header.length}`,
+            ...(format ? { format } : {}),
           };
           continue;
         }
-        yield { rowIndex: index, cells: cellsOf(header, record) };
+        yield format
+          ? { rowIndex: index, cells: cellsOf(header, record), format }
+          : { rowIndex: index, cells: cellsOf(header, record) };
       }
     }
   } catch (error) {

@@ -35,7 +35,11 @@ import {
   type SchemaElement,
 } from 'hyparquet';
 import { fail, ValidationError } from '../../errors';
-import { REQUIRED_FOCUS_COLUMNS } from '../manifest';
+import {
+  detectColumnFormat,
+  recognizeColumnFormat,
+  type ExportColumnFormat,
+} from '../column-format';
 import type { ExportRow } from '../rows';
 
 export type { AsyncBuffer } from 'hyparquet';
@@ -53,6 +57,8 @@ export interface RowGroupInfo {
 export interface ParquetFile {
   metadata: FileMetaData;
   columns: string[];
+  /** Recognised from the schema's top-level columns; undefined only when `requiredColumns` were given. */
+  format?: ExportColumnFormat;
   rowCount: number;
   rowGroups: RowGroupInfo[];
 }
@@ -240,10 +246,13 @@ const byteRange = (group: RowGroup): { byteStart: number; byteEnd: number } => {
   };
 };
 
-/** Reads the footer and lists the row groups with their rows and byte ranges. */
+/**
+ * Reads the footer and lists the row groups with their rows and byte ranges. Without `requiredColumns`
+ * the schema must be in a format we read (FOCUS, CUR 2.0, legacy CUR Parquet), which it names.
+ */
 export const readParquetFile = async (
   file: AsyncBuffer,
-  requiredColumns: readonly string[] = REQUIRED_FOCUS_COLUMNS,
+  requiredColumns?: readonly string[],
 ): Promise<ParquetFile> => {
   let metadata: FileMetaData;
   const { tracked, isReadError } = trackReads(file);
@@ -254,9 +263,15 @@ export const readParquetFile = async (
     return fail('malformed-body', '$', `not a Parquet file: ${(error as Error).message}`);
   }
   const columns = topLevelColumns(metadata);
-  const missing = requiredColumns.filter((name) => !columns.includes(name));
-  if (missing.length > 0) {
-    fail('missing-field', missing.join(', '), `the file has no ${missing.join(', ')} column`);
+  let format: ExportColumnFormat | undefined;
+  if (requiredColumns === undefined) {
+    format = recognizeColumnFormat(columns, '$');
+  } else {
+    const missing = requiredColumns.filter((name) => !columns.includes(name));
+    if (missing.length > 0) {
+      fail('missing-field', missing.join(', '), `the file has no ${missing.join(', ')} column`);
+    }
+    format = detectColumnFormat(columns);
   }
   let rowStart = 0;
   const rowGroups = metadata.row_groups.map((group, index): RowGroupInfo => {
@@ -264,7 +279,7 @@ export const readParquetFile = async (
     rowStart += info.rowCount;
     return info;
   });
-  return { metadata, columns, rowCount: rowStart, rowGroups };
+  return { metadata, columns, ...(format ? { format } : {}), rowCount: rowStart, rowGroups };
 };
 
 /**
@@ -504,7 +519,9 @@ export async function* readParquetRows(
       compressors,
     );
     for (let row = rowStart; row < rowEnd; row += 1) {
-      yield { rowIndex: row, cells: rowCells(columns, row) };
+      yield parquet.format
+        ? { rowIndex: row, cells: rowCells(columns, row), format: parquet.format }
+        : { rowIndex: row, cells: rowCells(columns, row) };
     }
   }
 }
