@@ -82,3 +82,32 @@ describe('writeIfCondition', () => {
     ).rejects.toBeInstanceOf(PermanentError);
   });
 });
+
+describe('ExportStore on an invalid write', () => {
+  it('a chunk commit DynamoDB refuses as invalid is a PermanentError (dead-lettered, not retried)', async () => {
+    const { ExportStore } = await import('../../../../lambda/adapters/export-store');
+    dynamo
+      .on(TransactWriteItemsCommand)
+      .rejects(cancelled({ Code: 'None' }, { Code: 'ValidationError', Message: 'bad number' }));
+    const store = new ExportStore({ client, ledgerTable: 'ledger' });
+    const committed = store.commitChunk(
+      { tenant: 'acme', source: 'aws', period: '2026-10', executionId: 'e1' },
+      {
+        chunkId: '0',
+        taskIndex: 0,
+        fromRow: 0,
+        toRow: 1,
+        last: true,
+        rows: 1,
+        rejectedRows: 0,
+        rejectedByReason: {},
+        samples: [],
+        totals: {},
+      },
+    );
+    await expect(committed).rejects.toBeInstanceOf(PermanentError);
+    await expect(committed).rejects.toMatchObject({
+      reason: 'chunk 0 of e1 is invalid: DynamoDB refused the write as invalid: bad number',
+    });
+  });
+});
