@@ -4,9 +4,9 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { decimalOf } from './dynamo-ledger';
+import { decimalOf } from './dynamo-kit/attributes';
 import { queryAll, queryBySortKeyPrefix } from './paged-query';
-import { snapshotTotalsOf } from './export-store';
+import { snapshotTotalsOf } from './export-items';
 import {
   statementRows,
   type Correction,

@@ -5,6 +5,7 @@ import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persi
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
+import { jitteredBackoff } from './dynamo-kit/backoff';
 import { DEDUP_EXPIRES_AT, DEDUP_PK, alertClaimPrefix, type DedupScope } from './table-layout';
 
 export interface SnsMessage {
@@ -22,6 +23,8 @@ export interface SnsPublishOnceOptions extends DedupScope {
 
 /** How many times marking a claim COMPLETED is tried before the error surfaces. */
 const COMPLETION_ATTEMPTS = 6;
+/** Up to 25 ms · 2^attempt between completion attempts, jittered. */
+const completionBackoff = jitteredBackoff({ baseMs: 25, capMs: 1_600 });
 
 /**
  * Marking a claim COMPLETED happens after the publish. If that write gives up (throttling outlasting
@@ -42,7 +45,7 @@ class CompletionRetryingPersistenceLayer extends DynamoDBPersistenceLayer {
         return await super._updateRecord(record);
       } catch (error) {
         if (attempt >= this.completionAttempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+        await completionBackoff(attempt);
       }
     }
   }

@@ -1,13 +1,14 @@
 /** The chunk queue: export tasks sent with SendMessageBatch, ten per call, failed entries sent again. */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { TaskQueuePort } from '../core/exports/plan-delivery';
+import { jitteredBackoff } from './dynamo-kit/backoff';
 import { taskMessageBody, type ExportTaskMessage } from '../core/exports/task-message';
 
 export const SEND_BATCH_LIMIT = 10;
 const ATTEMPTS = 5;
 
-const pause = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * 2 ** attempt));
+/** Up to 50 ms · 2^attempt, jittered (attempts stop at ATTEMPTS, under the cap). */
+const pause = jitteredBackoff({ baseMs: 50, capMs: 1_000 });
 
 export class SqsTaskQueue implements TaskQueuePort {
   constructor(

@@ -26,7 +26,7 @@ import {
   type LateCorrectionRecord,
   type RejectedCorrection,
 } from './late-corrections';
-import type { CurrentPointer, ExecutionRef } from './run-task';
+import type { CurrentPointer, ExecutionRef } from './execution';
 
 /** What the first close of an account-period fixed of its export sources. */
 export interface ClosedPins {

@@ -13,16 +13,12 @@ import {
   type LateCorrectionDeps,
 } from './late-correction-pass';
 import type { LateCorrectionRecord } from './late-corrections';
+import type { ExecutionRef } from './execution';
 import type { ExportTask } from './plan';
 import type { ExportRow, RowContext, RowResult } from './rows';
 import type { SnapshotDiff } from './snapshot';
 
-export interface ExecutionRef {
-  tenant: string;
-  source: string;
-  period: string;
-  executionId: string;
-}
+export type { CurrentPointer, ExecutionRef } from './execution';
 
 export interface TaskCursor {
   committedRows: number;
@@ -34,22 +30,6 @@ export interface CommitOutcome {
   outcome: 'committed' | 'already-committed';
   /** Every task of the execution is committed. */
   complete: boolean;
-}
-
-/** The CURRENT pointer of a (tenant, source, period). */
-export interface CurrentPointer {
-  executionId: string;
-  order: string;
-  switchedAt: string;
-  previousExecutionId?: string;
-  /** Switches so far (0 for a pointer written before switches were counted). */
-  sequence: number;
-  /** The switch sequence whose correction pass completed (0: none). */
-  correctedSequence: number;
-  /** When the source first became current for the (tenant, period); absent on older pointers. */
-  firstSwitchedAt?: string;
-  /** The source's declared precedence as of its last switch (core/export-authority.ts). */
-  precedence?: number;
 }
 
 export type SwitchOutcome =
