@@ -100,7 +100,6 @@ const commitOf = (
 ): ChargeCommit | undefined =>
   decision.outcome === 'applied' || decision.outcome === 'restated'
     ? {
-        claimKey: charge.claimKey,
         ref: charge.ref,
         event: charge.event,
         contentHash: charge.contentHash,
@@ -207,12 +206,6 @@ export const processCostBatch = async (
         known.set(key, chargeAfter(incomingOf(charge)));
         unconfirmed.delete(key);
         return result(decision.outcome);
-      }
-      if (committed === 'claim-without-charge') {
-        throw new ConflictError(
-          identityField(charge.identity),
-          'the dedup claim is held but the ledger has no matching charge',
-        );
       }
       if (committed === 'period-closed') {
         bookings.markClosed({ ...own, period: target.period });

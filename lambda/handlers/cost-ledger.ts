@@ -9,7 +9,6 @@ import {
 import { DynamoLedger } from '../adapters/dynamo-ledger';
 import { DynamoPeriods } from '../adapters/dynamo-periods';
 import { ledgerTableName } from '../adapters/settings';
-import { dedupScopeOf } from '../adapters/table-layout';
 import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
 import { TenantRouter } from '../core/tenant-binding';
@@ -35,7 +34,6 @@ export const createCostLedgerHandler = (
     client: clients.dynamo,
     ledgerTable: ledgerTableName(env),
     totalShards,
-    ...dedupScopeOf(settings),
   });
   const periods = new DynamoPeriods({
     client: clients.dynamo,

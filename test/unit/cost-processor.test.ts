@@ -18,7 +18,7 @@ import { snsEnvelope, sqsRecord } from '../support/sqs-events';
 
 /** A ledger whose answers a test scripts; it records what it was asked. */
 class ScriptedLedger implements LedgerPort {
-  readonly layout = ledgerLayout('cost-events');
+  readonly layout = ledgerLayout();
   stale = new Map<string, StoredCharge | null>();
   current = new Map<string, StoredCharge | null>();
   groupAnswers: GroupCommitResult[] = [];
@@ -129,7 +129,7 @@ describe('processCostBatch decisions around the pre-read', () => {
     const records = ['1', '2', '3'].map((amount) =>
       sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
     );
-    const winner = parseCharge(ledgerLayout('cost-events'), records[1]);
+    const winner = parseCharge(ledgerLayout(), records[1]);
     ledger.groupAnswers = [
       {
         result: 'lost-race',
@@ -167,7 +167,7 @@ describe('processCostBatch decisions around the pre-read', () => {
   it('confirms a conflict seen on the eventually consistent pre-read before dead-lettering', async () => {
     const ledger = new ScriptedLedger();
     const v1 = sqsRecord(costEvent({ lineItemId: 'li', version: 1, amount: '1' }));
-    const ref = refKey(parseCharge(ledgerLayout('cost-events'), v1).ref);
+    const ref = refKey(parseCharge(ledgerLayout(), v1).ref);
     ledger.stale.set(ref, { version: 1, contentHash: 'another v1', amount: '9', currency: 'USD' });
     ledger.current.set(ref, { version: 2, contentHash: 'v2', amount: '2', currency: 'USD' });
     const dlq = deadLetters();
@@ -180,7 +180,7 @@ describe('processCostBatch decisions around the pre-read', () => {
   it('dead-letters a conflict the consistent read confirms', async () => {
     const ledger = new ScriptedLedger();
     const v1 = sqsRecord(costEvent({ eventId: 'e-1', amount: '1' }));
-    const ref = refKey(parseCharge(ledgerLayout('cost-events'), v1).ref);
+    const ref = refKey(parseCharge(ledgerLayout(), v1).ref);
     const other: StoredCharge = {
       version: 0,
       contentHash: 'different',
@@ -291,7 +291,7 @@ describe('processCostBatch: message identity', () => {
     });
     expect(outcome.results.map((r) => r.outcome)).toEqual(['applied']);
     const expected = parseCharge(
-      ledgerLayout('cost-events'),
+      ledgerLayout(),
       sqsRecord({ ...withoutTenant, tenant: 'acme' }),
     ).contentHash;
     expect(outcome.results[0].hash).toBe(expected);
@@ -377,7 +377,7 @@ describe('processCostBatch: what an error means for a record', () => {
     expect(outcome.results[0]).toEqual({
       messageId: record.messageId,
       outcome: 'failed',
-      hash: parseCharge(ledgerLayout('cost-events'), record).contentHash,
+      hash: parseCharge(ledgerLayout(), record).contentHash,
       reason: 'lost the race on every attempt',
     });
     expect(ledger.calls.filter((call) => call === 'commit')).toHaveLength(3);
