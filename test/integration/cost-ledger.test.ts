@@ -360,8 +360,6 @@ describe('cost ledger handler against DynamoDB Local', () => {
   });
 
   it('uses the documented partition key', () => {
-    expect(parseCharge(ledgerLayout(), sqsRecord(costEvent({ amount: '1' }))).ref.pk).toBe(
-      PK,
-    );
+    expect(parseCharge(ledgerLayout(), sqsRecord(costEvent({ amount: '1' }))).ref.pk).toBe(PK);
   });
 });

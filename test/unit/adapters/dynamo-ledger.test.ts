@@ -193,16 +193,12 @@ describe('DynamoLedger.commit reads the cancellation reasons', () => {
   });
 
   it('the charge condition failed: lost race, decide again on a fresh read', async () => {
-    dynamo
-      .on(TransactWriteItemsCommand)
-      .rejects(cancelled('ConditionalCheckFailed', 'None'));
+    dynamo.on(TransactWriteItemsCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('lost-race');
   });
 
   it('only the shard refused (its period is closed): period-closed, to be booked by the policy', async () => {
-    dynamo
-      .on(TransactWriteItemsCommand)
-      .rejects(cancelled('None', 'ConditionalCheckFailed'));
+    dynamo.on(TransactWriteItemsCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
     expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('period-closed');
   });
 
@@ -245,7 +241,10 @@ describe('DynamoLedger.commit reads the cancellation reasons', () => {
       new TransactionCanceledException({
         message: 'Transaction cancelled',
         $metadata: {},
-        CancellationReasons: [{ Code: 'None' }, { Code: 'ValidationError', Message: 'too many digits' }],
+        CancellationReasons: [
+          { Code: 'None' },
+          { Code: 'ValidationError', Message: 'too many digits' },
+        ],
       }),
     );
     const refused = ledger().commitGroup([newChargeCommit({ amount: '1' })]);
