@@ -11,6 +11,7 @@ import { DynamoPeriods } from '../adapters/dynamo-periods';
 import { ledgerTableName } from '../adapters/settings';
 import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
+import { LossRate } from '../core/group-size';
 import { TenantRouter } from '../core/tenant-binding';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
 
@@ -40,11 +41,14 @@ export const createCostLedgerHandler = (
     ledgerTable: ledgerTableName(env),
     totalShards,
   });
+  // How often this environment's grouped charges lose their race: it sizes the grouped transactions.
+  const lossRate = new LossRate();
   return batchHandler(
     wiring,
     (records, context) =>
       processCostBatch(records, {
         ...settings,
+        lossRate,
         ledger,
         deadLetters,
         tenants,

@@ -2,6 +2,7 @@ import { ledgerLayout } from '../../lambda/adapters/table-layout';
 import { parseCharge, processCostBatch } from '../../lambda/core/cost-processor';
 import type { StoredCharge } from '../../lambda/core/ledger-decision';
 import { PermanentError } from '../../lambda/core/errors';
+import { LossRate } from '../../lambda/core/group-size';
 import { fifoGroupId } from '../../lambda/core/keys';
 import {
   refKey,
@@ -142,6 +143,45 @@ describe('processCostBatch decisions around the pre-read', () => {
     const outcome = await processCostBatch(records, options(ledger, deadLetters()));
     expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'duplicate', 'applied']);
     expect(ledger.calls).toEqual(['readCharges(eventual)', 'commitGroup(3)', 'commitGroup(2)']);
+  });
+
+  it('sizes the groups from the loss rate: with lost races, charges of distinct accounts go one per transaction', async () => {
+    const records = ['1', '2', '3'].map((amount) =>
+      sqsRecord(costEvent({ accountId: `30000000000${amount}`, amount })),
+    );
+    const calm = new ScriptedLedger();
+    await processCostBatch(records, { ...options(calm, deadLetters()), lossRate: new LossRate() });
+    expect(calm.calls).toEqual(['readCharges(eventual)', 'commitGroup(3)']);
+
+    const racing = new ScriptedLedger();
+    const lossRate = new LossRate();
+    lossRate.observe(100, 10);
+    const outcome = await processCostBatch(records, {
+      ...options(racing, deadLetters()),
+      lossRate,
+    });
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'applied', 'applied']);
+    expect(racing.calls).toEqual([
+      'readCharges(eventual)',
+      'commitGroup(1)',
+      'commitGroup(1)',
+      'commitGroup(1)',
+    ]);
+  });
+
+  it('counts the losers of first attempts in the loss rate, the charges of each group once', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.groupAnswers = [{ result: 'lost-race', losers: [2] }];
+    const lossRate = new LossRate();
+    const records = ['1', '2', '3'].map((amount) =>
+      sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
+    );
+    await processCostBatch(records, { ...options(ledger, deadLetters()), lossRate });
+    expect(ledger.calls.filter((call) => call.startsWith('commitGroup'))).toEqual([
+      'commitGroup(3)',
+      'commitGroup(2)',
+    ]);
+    expect(lossRate.value).toBe(1 / 3);
   });
 
   it('pauses before retrying a contended group, never before retrying one that only shed its race losers', async () => {
