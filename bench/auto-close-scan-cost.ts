@@ -65,13 +65,10 @@ const meteredScans = (endpoint: string, meter: Meter): DynamoDBClient => {
   return client;
 };
 
-const populate = async (client: DynamoDBClient, ledgerTable: string, dedupTable: string) => {
+const populate = async (client: DynamoDBClient, ledgerTable: string) => {
   const ledger = new DynamoLedger({
     client,
     ledgerTable,
-    dedupTable,
-    stream: 'cost-events',
-    ttlSeconds: 3600,
   });
   const streamAccounts = Array.from({ length: STREAM_ONLY + BOTH }, (_, i) => account(i));
   for (const accountId of streamAccounts) {
@@ -121,7 +118,7 @@ const main = async () => {
     const meter: Meter = { readUnits: 0, scanned: 0, returned: 0, bytes: 0, pages: 0 };
     const client = meteredScans(dynamo.endpoint, meter);
     const tables = await createLedgerTables(client);
-    await populate(client, tables.ledgerTable, tables.dedupTable);
+    await populate(client, tables.ledgerTable);
     const rows = [];
     const reset = () =>
       Object.assign(meter, { readUnits: 0, scanned: 0, returned: 0, bytes: 0, pages: 0 });

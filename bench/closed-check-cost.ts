@@ -67,9 +67,6 @@ const measure = async (endpoint: string, withCheck: boolean, grouped: boolean) =
   const ledger = new DynamoLedger({
     client,
     ledgerTable: tables.ledgerTable,
-    dedupTable: tables.dedupTable,
-    stream: 'cost-events',
-    ttlSeconds: 3600,
   });
   const size = grouped ? BATCH : 1;
   for (let start = 0; start < CHARGES; start += size) {

@@ -12,16 +12,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { STREAMS } from '../contract/streams';
 import { CONSUMER_BUNDLE, CONSUMER_NODE_OPTIONS } from '../lib/constructs/consumer-function';
-import { bundle, coldLoad, ROOT } from './lib/bundle';
+import { BARE_DYNAMODB_CLIENT_SOURCE, bundle, coldLoad, ROOT } from './lib/bundle';
 import { median } from './lib/median';
 
 const PARTS: { name: string; source?: string }[] = [
   { name: 'cost consumer (deployed bundle)' },
-  {
-    name: 'DynamoDB client only',
-    source:
-      "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; export const c = DynamoDBClient;",
-  },
+  { name: 'DynamoDB client only', source: BARE_DYNAMODB_CLIENT_SOURCE },
   {
     name: 'DynamoDB + SQS clients',
     source:

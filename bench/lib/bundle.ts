@@ -8,7 +8,7 @@
  * node_modules, as the runtime's own copy would.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -34,6 +34,10 @@ export const HANDLERS: Record<ImplementationName, string> = {
   ours: STREAMS.costEvents.handlerEntry,
   baseline: 'bench/baseline/cost-ledger-baseline.ts',
 };
+
+/** The source of a bundle that holds the DynamoDB client and nothing else (the floor of a consumer's init). */
+export const BARE_DYNAMODB_CLIENT_SOURCE =
+  "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; export const c = DynamoDBClient;";
 
 /** Builds `entry` (relative to the repository, or absolute) with the construct's esbuild settings in `shape`. */
 export const bundle = async (entry: string, shape: BundleShape, outfile: string) => {
@@ -108,18 +112,27 @@ export const measureInit = async (
         handlers[name].shapes.push({ ...shape, bytes: built.bytes, initMs: 0, initCpuMs: 0 });
       }
     }
-    // Interleaved, so that machine noise hits every shape and both implementations alike.
-    const times = files.map(() => ({ wall: [] as number[], cpu: [] as number[] }));
-    for (let i = 0; i < samples; i++)
+    const bareEntry = path.join(dir, 'bare-dynamodb-client.ts');
+    writeFileSync(bareEntry, BARE_DYNAMODB_CLIENT_SOURCE);
+    const bareFile = path.join(dir, 'bare-dynamodb-client.cjs');
+    const bare = { bytes: (await bundle(bareEntry, CONSUMER_BUNDLE, bareFile)).bytes };
+    // Interleaved, so that machine noise hits every shape, both implementations and the bare client alike.
+    const times = [...files, bareFile].map(() => ({ wall: [] as number[], cpu: [] as number[] }));
+    for (let i = 0; i < samples; i++) {
       files.forEach(({ name, index, file }, f) => {
         const [wall, cpu] = coldLoad(node, file, handlers[name].shapes[index]);
         times[f].wall.push(wall);
         times[f].cpu.push(cpu);
       });
+      const [wall, cpu] = coldLoad(node, bareFile, CONSUMER_BUNDLE);
+      times[files.length].wall.push(wall);
+      times[files.length].cpu.push(cpu);
+    }
     files.forEach(({ name, index }, f) => {
       handlers[name].shapes[index].initMs = median(times[f].wall);
       handlers[name].shapes[index].initCpuMs = median(times[f].cpu);
     });
+    const bareTimes = times[files.length];
     return {
       node: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
       runtime: CONSUMER_RUNTIME.name,
@@ -127,6 +140,11 @@ export const measureInit = async (
       nodeOptions: CONSUMER_NODE_OPTIONS,
       samples,
       handlers,
+      bareClient: {
+        ...bare,
+        initMs: median(bareTimes.wall),
+        initCpuMs: median(bareTimes.cpu),
+      },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -35,6 +35,8 @@ export interface InitMeasurements {
   nodeOptions: string;
   samples: number;
   handlers: Record<ImplementationName, HandlerBundles>;
+  /** A bundle of the DynamoDB client alone, deployed shape, loaded with the others: the floor of init. */
+  bareClient: { bytes: number; initMs: number; initCpuMs: number };
 }
 
 export const shapeName = (shape: BundleShape): string =>

@@ -26,8 +26,6 @@ import {
 } from '../core/ports';
 import {
   CHARGE_PREFIX,
-  DEDUP_EXPIRES_AT,
-  DEDUP_PK,
   DYNAMO_LIMITS,
   LEDGER_PK,
   LEDGER_SK,
@@ -37,11 +35,10 @@ import {
   ledgerLayout,
   ledgerPartitionKeyOf,
   shardOf,
-  type DedupScope,
 } from './table-layout';
 import { shardUpdate, type ShardWrite } from './total-shards';
 
-export interface DynamoLedgerOptions extends DedupScope {
+export interface DynamoLedgerOptions {
   client: DynamoDBClient;
   ledgerTable: string;
   now?: () => number;
@@ -121,13 +118,16 @@ export const chargeItem = (
   };
 };
 
-/** The ledger and claim tables: claim + charge + totals of one record in one TransactWriteItems. */
+/**
+ * The ledger table: charge + totals of one record in one TransactWriteItems. The charge item is the
+ * claim: permanent, keyed by the charge identity, and written only if absent (a new charge) or still
+ * at the version and content it was decided on (a restatement), so no second application can commit.
+ */
 export class DynamoLedger implements LedgerPort {
-  readonly layout: LedgerLayout;
+  readonly layout: LedgerLayout = ledgerLayout();
   private readonly now: () => number;
 
   constructor(private readonly options: DynamoLedgerOptions) {
-    this.layout = ledgerLayout(options.stream);
     this.now = options.now ?? Date.now;
   }
 
@@ -176,17 +176,14 @@ export class DynamoLedger implements LedgerPort {
 
   async commit(commit: ChargeCommit, options: CommitOptions = {}): Promise<CommitResult> {
     const reasons = await this.transact([
-      ...this.claimAndCharge(commit),
+      this.chargePut(commit),
       ...this.shardWrites([commit], options.attempt ?? 1).map(({ write }) =>
         shardUpdate(this.options.ledgerTable, write),
       ),
     ]);
     if (!reasons) return 'committed';
-    const [claim, charge, shard] = reasons.map(codeOf);
-    if (claim === CONDITION_FAILED && charge === 'None' && shard === 'None') {
-      return 'claim-without-charge';
-    }
-    if (claim === CONDITION_FAILED || charge === CONDITION_FAILED) return 'lost-race';
+    const [charge, shard] = reasons.map(codeOf);
+    if (charge === CONDITION_FAILED) return 'lost-race';
     return shard === CONDITION_FAILED ? 'period-closed' : 'contended';
   }
 
@@ -196,30 +193,26 @@ export class DynamoLedger implements LedgerPort {
   ): Promise<GroupCommitResult> {
     const writes = this.shardWrites(commits, options.attempt ?? 1);
     const reasons = await this.transact([
-      ...commits.flatMap((commit) => this.claimAndCharge(commit)),
+      ...commits.map((commit) => this.chargePut(commit)),
       ...writes.map(({ write }) => shardUpdate(this.options.ledgerTable, write)),
     ]);
     if (!reasons) return { result: 'committed' };
     const codes = reasons.map(codeOf);
-    // Items are claim and charge of each commit in order, then one shard per target partition.
+    // Items are the charge of each commit in order, then one shard per target partition.
     const losers = commits
       .map((_, index) => index)
-      .filter(
-        (index) =>
-          codes[2 * index] === CONDITION_FAILED || codes[2 * index + 1] === CONDITION_FAILED,
-      );
+      .filter((index) => codes[index] === CONDITION_FAILED);
     if (losers.length > 0) {
       // A failed charge condition came back with the item as it was (ReturnValuesOnConditionCheckFailure).
       const current = new Map<number, StoredCharge | null>();
       for (const index of losers) {
-        const charge = reasons[2 * index + 1];
-        if (charge.Code === CONDITION_FAILED)
-          current.set(index, charge.Item ? storedChargeOf(charge.Item) : null);
+        const item = reasons[index].Item;
+        current.set(index, item ? storedChargeOf(item) : null);
       }
       return { result: 'lost-race', losers, current };
     }
     const closed = writes.flatMap(({ commits: indexes }, index) =>
-      codes[2 * commits.length + index] === CONDITION_FAILED ? indexes : [],
+      codes[commits.length + index] === CONDITION_FAILED ? indexes : [],
     );
     if (closed.length > 0) return { result: 'period-closed', closed: closed.sort((a, b) => a - b) };
     return { result: 'contended' };
@@ -294,30 +287,15 @@ export class DynamoLedger implements LedgerPort {
     }
   }
 
-  private claimAndCharge(commit: ChargeCommit): TransactWriteItem[] {
-    const nowMs = this.now();
-    const nowSeconds = Math.floor(nowMs / 1000);
-    const claim: TransactWriteItem = {
-      Put: {
-        TableName: this.options.dedupTable,
-        Item: {
-          [DEDUP_PK]: S(commit.claimKey),
-          [DEDUP_EXPIRES_AT]: N(nowSeconds + this.options.ttlSeconds),
-          stream: S(this.options.stream),
-          status: S('COMPLETED'),
-          ledgerPk: S(commit.ref.pk),
-          ledgerSk: S(commit.ref.sk),
-          contentHash: S(commit.contentHash),
-          version: N(commit.identity.version),
-        },
-        ConditionExpression: `attribute_not_exists(${DEDUP_PK}) OR ${DEDUP_EXPIRES_AT} < :now`,
-        ExpressionAttributeValues: { ':now': N(nowSeconds) },
-      },
-    };
-    const charge: TransactWriteItem = {
+  /**
+   * The charge, written only if absent (a new charge) or still as it was read (a restatement): this
+   * condition is what makes a second application of a charge impossible.
+   */
+  private chargePut(commit: ChargeCommit): TransactWriteItem {
+    return {
       Put: {
         TableName: this.options.ledgerTable,
-        Item: chargeItem(commit, nowMs),
+        Item: chargeItem(commit, this.now()),
         ...(commit.previous
           ? {
               ConditionExpression:
@@ -331,6 +309,5 @@ export class DynamoLedger implements LedgerPort {
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
-    return [claim, charge];
   }
 }

@@ -4,7 +4,7 @@ import { DEDUP_TABLE, LEDGER_TABLE } from '../../contract/tables';
 import type { CostEvent } from '../core/events';
 import type { PartitionItemKind } from '../core/period-close-rule';
 import { fail } from '../core/errors';
-import { billingPeriodOf, effectDigest, type CostIdentity } from '../core/keys';
+import { billingPeriodOf, type CostIdentity } from '../core/keys';
 import type { ChargeRef, LedgerLayout } from '../core/ports';
 
 /**
@@ -194,13 +194,11 @@ export const partitionItemKindOf = (sk: string): PartitionItemKind | undefined =
   return undefined;
 };
 
-// Dedup table: every key starts with the stream name, so two streams never share a key. Within a
-// stream the three kinds cannot meet either: a cost claim ends in 64 hex digits, an alert claim in 24
-// base64 characters, a marker in `dead-letter#` and a message id.
-
-/** Claim on one applied cost effect: a charge identity at one version. */
-export const costClaimKey = (stream: string, identity: CostIdentity): string =>
-  `${stream}#${effectDigest(identity)}`;
+// Dedup table: windowed claims for what has no permanent item of its own. Every key starts with the
+// stream name, so two streams never share a key. Within a stream the kinds cannot meet either: an
+// alert claim ends in 24 base64 characters, a marker in `dead-letter#` and a message id. The cost
+// stream writes no claims (its charge item is the claim); items `<stream>#<64 hex digits>` that
+// versions before it wrote are never read and expire by TTL.
 
 /**
  * Alert claims are Powertools Idempotency records: it writes `<prefix>#<base64 MD5 of the JSON
@@ -213,13 +211,13 @@ export const deadLetterMarkerKey = (stream: string, messageId: string): string =
   `${stream}#dead-letter#${messageId}`;
 
 /**
- * Items one commit writes at most: its claim, its charge and one total shard (every currency of a
- * partition lives on the same shard item, and a group adds each partition's sum to one shard).
+ * Items one commit writes at most: its charge and one total shard (every currency of a partition lives
+ * on the same shard item, and a group adds each partition's sum to one shard).
  */
-const ITEMS_PER_COMMIT = 3;
+const ITEMS_PER_COMMIT = 2;
 
-/** The ledger layout of a stream's consumer, as the core sees it through the ledger port. */
-export const ledgerLayout = (stream: string): LedgerLayout => ({
+/** The ledger layout, as the core sees it through the ledger port. */
+export const ledgerLayout = (): LedgerLayout => ({
   keysOf: (event, identity) => {
     const pk = ledgerPartitionKey(event);
     if (Buffer.byteLength(pk, 'utf8') > DYNAMO_LIMITS.partitionKeyBytes) {
@@ -230,7 +228,7 @@ export const ledgerLayout = (stream: string): LedgerLayout => ({
       );
     }
     const ref: ChargeRef = { pk, sk: chargeSortKey(identity) };
-    return { ref, claimKey: costClaimKey(stream, identity) };
+    return { ref };
   },
   maxGroupSize: Math.floor(DYNAMO_LIMITS.transactionItems / ITEMS_PER_COMMIT),
 });

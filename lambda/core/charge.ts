@@ -13,7 +13,6 @@ export interface ParsedCharge {
   contentHash: string;
   identity: CostIdentity;
   ref: ChargeRef;
-  claimKey: string;
 }
 
 /** `router` binds the tenant to the delivering topic (tenant bindings configured); without it the message says. */

@@ -1,8 +1,9 @@
 import type { BatchOutcome } from './batch';
 import { identityField, incomingOf, parseCharge, type ParsedCharge } from './charge';
-import { KeyedSerializer } from './concurrency';
+import { KeyedSerializer, mapWithConcurrency } from './concurrency';
 import type { DeliveryMode } from '../../contract/environment';
 import { ConflictError, fail, PermanentError, TransientError } from './errors';
+import { chooseGroupSize, LossRate } from './group-size';
 import { billingPeriodOf, fifoGroupId } from './keys';
 import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';
 import type { Outcome, RecordResult } from './outcomes';
@@ -47,6 +48,11 @@ export interface CostProcessorOptions {
   lateChargePolicy?: LateChargePolicy;
   /** The state of later periods, asked when rolling a late charge forward (default: assume open). */
   periods?: PeriodStatePort;
+  /**
+   * Share of grouped charges that lost their race lately, kept across invocations by the handler; it
+   * sizes the grouped transactions (`core/group-size.ts`). Default: a fresh one (full groups).
+   */
+  lossRate?: LossRate;
 }
 
 /** Longest single back-off, and the time kept in hand to answer the batch before the invocation ends. */
@@ -100,7 +106,6 @@ const commitOf = (
 ): ChargeCommit | undefined =>
   decision.outcome === 'applied' || decision.outcome === 'restated'
     ? {
-        claimKey: charge.claimKey,
         ref: charge.ref,
         event: charge.event,
         contentHash: charge.contentHash,
@@ -148,7 +153,15 @@ export const processCostBatch = async (
   });
   const charges = parsedValues(parsed);
   const state = await preRead(options.ledger, charges);
-  const grouped = await commitGroups(options.ledger, charges, state, pause, bookings);
+  const grouped = await commitGroups(
+    options.ledger,
+    charges,
+    state,
+    pause,
+    bookings,
+    options.lossRate ?? new LossRate(),
+    options.concurrency,
+  );
   const { known, unconfirmed } = state;
 
   const storedCharge = async (ref: ChargeRef): Promise<StoredCharge | null> => {
@@ -208,12 +221,6 @@ export const processCostBatch = async (
         unconfirmed.delete(key);
         return result(decision.outcome);
       }
-      if (committed === 'claim-without-charge') {
-        throw new ConflictError(
-          identityField(charge.identity),
-          'the dedup claim is held but the ledger has no matching charge',
-        );
-      }
       if (committed === 'period-closed') {
         bookings.markClosed({ ...own, period: target.period });
         continue;
@@ -266,8 +273,15 @@ const preRead = async (ledger: LedgerPort, charges: ParsedCharge[]): Promise<Led
 /** Attempts of one grouped transaction (each after contention, or after dropping the records that lost). */
 const GROUP_ATTEMPTS = 3;
 
+const partitionOf = (charge: ParsedCharge): string => {
+  const { tenant, accountId, period } = periodKeyOf(charge);
+  return `${tenant}\u0000${accountId}\u0000${period}`;
+};
+
 /**
- * Commits the first applied or restated record of each ledger item in grouped transactions. Returns the
+ * Commits the first applied or restated record of each ledger item in grouped transactions: ordered by
+ * partition, so that a group's charges share total shards, in groups of the size that bills the fewest
+ * expected write units given how often grouped charges lose their race. Returns the
  * outcome of every record that committed. A group cancelled only by contention is tried again as it is;
  * one that lost a race on some records is tried again without them. Records left out, and every record
  * of a group that could not commit, go to the record-by-record path with their charges read again at
@@ -279,6 +293,8 @@ const commitGroups = async (
   state: LedgerState,
   pause: (attempt: number) => Promise<void>,
   bookings: Bookings,
+  lossRate: LossRate,
+  concurrency: number,
 ): Promise<Map<ParsedCharge, Outcome>> => {
   const { known, unconfirmed } = state;
   type Planned = { charge: ParsedCharge; commit: ChargeCommit; outcome: Outcome };
@@ -299,9 +315,22 @@ const commitGroups = async (
   const leftOut: Planned[] = [];
   // Race losers whose charge came back with the cancellation: known as the ledger holds them.
   const settled = new Set<string>();
-  const groupSize = ledger.layout.maxGroupSize;
-  for (let start = 0; start < planned.length; start += groupSize) {
-    let group = planned.slice(start, start + groupSize);
+  const partitions = new Map(planned.map(({ charge }) => [charge, partitionOf(charge)]));
+  planned.sort((a, b) => {
+    const [pa, pb] = [partitions.get(a.charge)!, partitions.get(b.charge)!];
+    return pa < pb ? -1 : pa > pb ? 1 : 0;
+  });
+  const groupSize = chooseGroupSize(
+    planned.map(({ charge }) => partitions.get(charge)!),
+    lossRate.value,
+    ledger.layout.maxGroupSize,
+  );
+  const chunks: Planned[][] = [];
+  for (let start = 0; start < planned.length; start += groupSize)
+    chunks.push(planned.slice(start, start + groupSize));
+  // The groups hold distinct charges: they go side by side (a shared shard is mere contention, retried).
+  await mapWithConcurrency(chunks, concurrency, async (chunk) => {
+    let group = chunk;
     let committed = false;
     // Only contention calls for a pause: a group that shed its race losers or its closed-period
     // commits is tried again at once, since nothing it still holds was contended.
@@ -319,6 +348,10 @@ const commitGroups = async (
           { attempt: attemptNumber },
         )
         .catch(() => ({ result: 'error' }) as const);
+      // The rate counts first attempts only: a group sent again after shedding its losers would count twice.
+      if (attemptNumber === 1 && answer.result === 'committed') lossRate.observe(group.length, 0);
+      if (attemptNumber === 1 && answer.result === 'lost-race')
+        lossRate.observe(group.length, answer.losers.length);
       if (answer.result === 'committed') committed = true;
       else if (answer.result === 'lost-race' && answer.losers.length > 0) {
         const losers = new Set(answer.losers);
@@ -347,7 +380,7 @@ const commitGroups = async (
     } else {
       leftOut.push(...group);
     }
-  }
+  });
   const refs = leftOut.map(({ charge }) => charge.ref).filter((ref) => !settled.has(refKey(ref)));
   if (refs.length === 0) return outcomes;
   const reread = await ledger.readCharges(refs).catch(() => new Map<string, StoredCharge | null>());

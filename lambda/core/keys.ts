@@ -58,10 +58,6 @@ export const costIdentity = (event: CostEvent, contentHash: string): CostIdentit
   return { kind, id, version, digest };
 };
 
-/** The name of one applied effect: a charge identity at one version (what a claim guards). */
-export const effectDigest = (identity: CostIdentity): string =>
-  sha256Hex(canonicalize({ identity: identity.digest, version: identity.version }));
-
 /** Billing period `yyyy-mm` of a charge: FOCUS BillingPeriodStart, else the charge's start. */
 export const billingPeriodOf = (event: CostEvent): string =>
   (event.billingPeriodStart ?? event.chargePeriodStart).slice(0, 7);

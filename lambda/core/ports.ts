@@ -28,9 +28,8 @@ export interface ChargeRef {
   sk: string;
 }
 
-/** One record's ledger effect, written atomically with its claim. */
+/** One record's ledger effect: its charge item and its totals, written atomically. */
 export interface ChargeCommit {
-  claimKey: string;
   ref: ChargeRef;
   event: CostEvent;
   contentHash: string;
@@ -52,19 +51,16 @@ export interface CommitOptions {
 }
 
 /**
- * `period-closed`: only cancelled because the period whose totals the commit adds to is closed (claim and
- * charge conditions held); decide where the effect goes by the late-charge policy and commit again.
+ * `period-closed`: only cancelled because the period whose totals the commit adds to is closed (the
+ * charge condition held); decide where the effect goes by the late-charge policy and commit again.
  * `lost-race`: a concurrent writer changed the charge first (re-read and decide again).
  * `contended`: only cancelled because another transaction was writing the same items (a shared total);
  * nothing failed a condition, so the same commit can simply be tried again.
- * `claim-without-charge`: the claim is held but the ledger has no matching charge (an item was removed by
- * hand); retrying cannot help.
  */
-export type CommitResult =
-  'committed' | 'lost-race' | 'contended' | 'claim-without-charge' | 'period-closed';
+export type CommitResult = 'committed' | 'lost-race' | 'contended' | 'period-closed';
 
 /**
- * `lost-race`: `losers` are the commits whose claim or charge condition failed. `period-closed`: nothing
+ * `lost-race`: `losers` are the commits whose charge condition failed. `period-closed`: nothing
  * lost a race, but `closed` are the commits whose totals go to a closed period (the others can commit).
  */
 export type GroupCommitResult =
@@ -79,8 +75,8 @@ export type GroupCommitResult =
 
 /** The ledger's key layout and its limits, owned by the adapter. */
 export interface LedgerLayout {
-  /** Where a charge and its claim live; throws a `ValidationError` when the tables cannot hold its keys. */
-  keysOf(event: CostEvent, identity: CostIdentity): { ref: ChargeRef; claimKey: string };
+  /** Where a charge lives; throws a `ValidationError` when the table cannot hold its keys. */
+  keysOf(event: CostEvent, identity: CostIdentity): { ref: ChargeRef };
   /** The most commits one `commitGroup` takes. */
   maxGroupSize: number;
 }
@@ -99,14 +95,14 @@ export interface LedgerPort {
   /** Strongly consistent read of one charge. */
   readCharge(ref: ChargeRef): Promise<StoredCharge | null>;
   /**
-   * Claim + charge + totals in one transaction. Throws a `PermanentError` when the ledger refuses the
+   * Charge + totals in one transaction, the charge written only if absent or still as it was read. Throws a `PermanentError` when the ledger refuses the
    * write as invalid, any other error when it is transient.
    */
   commit(commit: ChargeCommit, options?: CommitOptions): Promise<CommitResult>;
   /**
    * Several commits (distinct charges, at most `layout.maxGroupSize`) in one transaction, totals summed
    * per partition and currency.
-   * When it loses a race, `losers` are the indexes of the commits whose claim or charge condition failed.
+   * When it loses a race, `losers` are the indexes of the commits whose charge condition failed.
    */
   commitGroup(commits: ChargeCommit[], options?: CommitOptions): Promise<GroupCommitResult>;
 }

@@ -9,9 +9,9 @@ import {
 import { DynamoLedger } from '../adapters/dynamo-ledger';
 import { DynamoPeriods } from '../adapters/dynamo-periods';
 import { ledgerTableName } from '../adapters/settings';
-import { dedupScopeOf } from '../adapters/table-layout';
 import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
+import { LossRate } from '../core/group-size';
 import { TenantRouter } from '../core/tenant-binding';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
 
@@ -35,18 +35,20 @@ export const createCostLedgerHandler = (
     client: clients.dynamo,
     ledgerTable: ledgerTableName(env),
     totalShards,
-    ...dedupScopeOf(settings),
   });
   const periods = new DynamoPeriods({
     client: clients.dynamo,
     ledgerTable: ledgerTableName(env),
     totalShards,
   });
+  // How often this environment's grouped charges lose their race: it sizes the grouped transactions.
+  const lossRate = new LossRate();
   return batchHandler(
     wiring,
     (records, context) =>
       processCostBatch(records, {
         ...settings,
+        lossRate,
         ledger,
         deadLetters,
         tenants,

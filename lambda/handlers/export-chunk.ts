@@ -53,13 +53,11 @@ export const createExportChunkHandler = (
   });
   const store = new ExportStore({ client: clients.dynamo, ledgerTable: exports.ledgerTable });
   const totalShards = readTotalShards(env);
-  // Corrections of closed periods are charges: the cost consumer's ledger, periods and policy. Their
-  // claims carry this stream's prefix in the dedup table.
+  // Corrections of closed periods are charges: the cost consumer's ledger, periods and policy.
   const ledger = new DynamoLedger({
     client: clients.dynamo,
     ledgerTable: exports.ledgerTable,
     totalShards,
-    ...dedupScopeOf(settings),
   });
   const periods = new DynamoPeriods({
     client: clients.dynamo,

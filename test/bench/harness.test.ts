@@ -297,16 +297,16 @@ describe('bench report', () => {
       'throughput-default-standard',
       'requests-default-standard',
       'wcu-default-standard',
+      'cost-default-standard',
       'cpu-default-standard',
       'throughput-default-fifo',
       'requests-default-fifo',
       'wcu-default-fifo',
       'cpu-default-fifo',
       'throughput-hot-standard',
-      'cancellations-hot-standard',
+      'wcu-hot-standard',
       'throughput-hot-fifo',
-      'cancellations-hot-fifo',
-      'init-time',
+      'init-overhead',
     ]);
     expect(written.crash.map((row: { workload: string }) => row.workload)).toContain('hot');
     expect(

@@ -1,4 +1,4 @@
-import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import Big from 'big.js';
 import {
   SECONDS_PER_DAY,
@@ -101,9 +101,6 @@ const directLedger = () =>
   new DynamoLedger({
     client: dynamo,
     ledgerTable: tables.ledgerTable,
-    dedupTable: tables.dedupTable,
-    stream: STREAM,
-    ttlSeconds: 3600,
   });
 
 describe('cost ledger handler against DynamoDB Local', () => {
@@ -191,28 +188,6 @@ describe('cost ledger handler against DynamoDB Local', () => {
     });
     expect(await ledger.commitGroup([commits[0], commits[2]])).toEqual({ result: 'committed' });
     expect(await totalsOf('acct-losers')).toEqual({ USD: { total: '6', charges: 3 } });
-  });
-
-  it('re-claims an expired claim DynamoDB has not deleted yet; a live claim blocks the write', async () => {
-    const ledger = directLedger();
-    const commitFor = (accountId: string) => newChargeCommit({ accountId, amount: '1' });
-    const nowSeconds = Math.floor(Date.now() / 1000);
-    const expired = commitFor('acct-expired');
-    const live = commitFor('acct-live-claim');
-    for (const [commit, expiresAt] of [
-      [expired, nowSeconds - 60],
-      [live, nowSeconds + 3600],
-    ] as const) {
-      await dynamo.send(
-        new PutItemCommand({
-          TableName: tables.dedupTable,
-          Item: { pk: { S: commit.claimKey }, expiresAt: { N: String(expiresAt) } },
-        }),
-      );
-    }
-    expect(await ledger.commit(expired)).toBe('committed');
-    expect(await ledger.commit(live)).toBe('claim-without-charge');
-    expect(await totalsOf('acct-live-claim')).toEqual({});
   });
 
   it('16 concurrent invocations of one batch apply every charge exactly once with exact totals', async () => {
@@ -385,8 +360,6 @@ describe('cost ledger handler against DynamoDB Local', () => {
   });
 
   it('uses the documented partition key', () => {
-    expect(parseCharge(ledgerLayout(STREAM), sqsRecord(costEvent({ amount: '1' }))).ref.pk).toBe(
-      PK,
-    );
+    expect(parseCharge(ledgerLayout(), sqsRecord(costEvent({ amount: '1' }))).ref.pk).toBe(PK);
   });
 });

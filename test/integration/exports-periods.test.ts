@@ -4,7 +4,6 @@
  * path (late-charge policy included).
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { COST_STREAM } from '../../contract/streams';
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
 import { readPartitionCharges, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
@@ -67,9 +66,6 @@ const costLedger = () =>
   new DynamoLedger({
     client: ledger.dynamo,
     ledgerTable: ledger.tables.ledgerTable,
-    dedupTable: ledger.tables.dedupTable,
-    stream: COST_STREAM,
-    ttlSeconds: 86_400,
   });
 const periods = () =>
   new DynamoPeriods({

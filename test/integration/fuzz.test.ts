@@ -118,9 +118,6 @@ describe('fuzz: arbitrary bodies never throw and each record ends in exactly one
     const ledger = new DynamoLedger({
       client: local.dynamo,
       ledgerTable: local.tables.ledgerTable,
-      dedupTable: local.tables.dedupTable,
-      stream: 'cost-events',
-      ttlSeconds: 3600,
     });
     const deadLetters = new SqsDeadLetters({
       client: local.sqs.client,

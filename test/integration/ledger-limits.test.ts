@@ -137,7 +137,7 @@ describe('ledger amounts at DynamoDB limits (DynamoDB Local)', () => {
     const charge = sqsRecord(costEvent({ accountId: account, amount: '0.5' }));
     // A total at the edge of DynamoDB's 38 digits (written before amounts were capped, or by hand),
     // on the shard the charge adds to.
-    const { ref } = parseCharge(ledgerLayout('cost-events'), charge);
+    const { ref } = parseCharge(ledgerLayout(), charge);
     await dynamo.send(
       new PutItemCommand({
         TableName: tables.ledgerTable,

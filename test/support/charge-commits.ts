@@ -1,4 +1,3 @@
-import { COST_STREAM } from '../../contract/streams';
 import { ledgerLayout } from '../../lambda/adapters/table-layout';
 import { parseCharge } from '../../lambda/core/cost-processor';
 import type { ChargeCommit } from '../../lambda/core/ports';
@@ -6,13 +5,9 @@ import { costEvent, type CostEventInput } from './cost-events';
 import { sqsRecord } from './sqs-events';
 
 /** The commit of a new charge as the cost processor builds it: its amount added to its currency's total. */
-export const newChargeCommit = (
-  input: CostEventInput,
-  stream: string = COST_STREAM,
-): ChargeCommit => {
-  const charge = parseCharge(ledgerLayout(stream), sqsRecord(costEvent(input)));
+export const newChargeCommit = (input: CostEventInput): ChargeCommit => {
+  const charge = parseCharge(ledgerLayout(), sqsRecord(costEvent(input)));
   return {
-    claimKey: charge.claimKey,
     ref: charge.ref,
     event: charge.event,
     contentHash: charge.contentHash,

@@ -65,9 +65,6 @@ export const ledgerHarness = (
   const ledger = new DynamoLedger({
     client: dynamo,
     ledgerTable: tables.ledgerTable,
-    dedupTable: tables.dedupTable,
-    stream: 'cost-events',
-    ttlSeconds: 3600,
     totalShards: options.totalShards ?? 8,
   });
   const periods = new DynamoPeriods({

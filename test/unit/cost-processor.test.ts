@@ -2,6 +2,7 @@ import { ledgerLayout } from '../../lambda/adapters/table-layout';
 import { parseCharge, processCostBatch } from '../../lambda/core/cost-processor';
 import type { StoredCharge } from '../../lambda/core/ledger-decision';
 import { PermanentError } from '../../lambda/core/errors';
+import { LossRate } from '../../lambda/core/group-size';
 import { fifoGroupId } from '../../lambda/core/keys';
 import {
   refKey,
@@ -18,7 +19,7 @@ import { snsEnvelope, sqsRecord } from '../support/sqs-events';
 
 /** A ledger whose answers a test scripts; it records what it was asked. */
 class ScriptedLedger implements LedgerPort {
-  readonly layout = ledgerLayout('cost-events');
+  readonly layout = ledgerLayout();
   stale = new Map<string, StoredCharge | null>();
   current = new Map<string, StoredCharge | null>();
   groupAnswers: GroupCommitResult[] = [];
@@ -129,7 +130,7 @@ describe('processCostBatch decisions around the pre-read', () => {
     const records = ['1', '2', '3'].map((amount) =>
       sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
     );
-    const winner = parseCharge(ledgerLayout('cost-events'), records[1]);
+    const winner = parseCharge(ledgerLayout(), records[1]);
     ledger.groupAnswers = [
       {
         result: 'lost-race',
@@ -142,6 +143,45 @@ describe('processCostBatch decisions around the pre-read', () => {
     const outcome = await processCostBatch(records, options(ledger, deadLetters()));
     expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'duplicate', 'applied']);
     expect(ledger.calls).toEqual(['readCharges(eventual)', 'commitGroup(3)', 'commitGroup(2)']);
+  });
+
+  it('sizes the groups from the loss rate: with lost races, charges of distinct accounts go one per transaction', async () => {
+    const records = ['1', '2', '3'].map((amount) =>
+      sqsRecord(costEvent({ accountId: `30000000000${amount}`, amount })),
+    );
+    const calm = new ScriptedLedger();
+    await processCostBatch(records, { ...options(calm, deadLetters()), lossRate: new LossRate() });
+    expect(calm.calls).toEqual(['readCharges(eventual)', 'commitGroup(3)']);
+
+    const racing = new ScriptedLedger();
+    const lossRate = new LossRate();
+    lossRate.observe(100, 10);
+    const outcome = await processCostBatch(records, {
+      ...options(racing, deadLetters()),
+      lossRate,
+    });
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'applied', 'applied']);
+    expect(racing.calls).toEqual([
+      'readCharges(eventual)',
+      'commitGroup(1)',
+      'commitGroup(1)',
+      'commitGroup(1)',
+    ]);
+  });
+
+  it('counts the losers of first attempts in the loss rate, the charges of each group once', async () => {
+    const ledger = new ScriptedLedger();
+    ledger.groupAnswers = [{ result: 'lost-race', losers: [2] }];
+    const lossRate = new LossRate();
+    const records = ['1', '2', '3'].map((amount) =>
+      sqsRecord(costEvent({ amount, skuId: `s${amount}` })),
+    );
+    await processCostBatch(records, { ...options(ledger, deadLetters()), lossRate });
+    expect(ledger.calls.filter((call) => call.startsWith('commitGroup'))).toEqual([
+      'commitGroup(3)',
+      'commitGroup(2)',
+    ]);
+    expect(lossRate.value).toBe(1 / 3);
   });
 
   it('pauses before retrying a contended group, never before retrying one that only shed its race losers', async () => {
@@ -167,7 +207,7 @@ describe('processCostBatch decisions around the pre-read', () => {
   it('confirms a conflict seen on the eventually consistent pre-read before dead-lettering', async () => {
     const ledger = new ScriptedLedger();
     const v1 = sqsRecord(costEvent({ lineItemId: 'li', version: 1, amount: '1' }));
-    const ref = refKey(parseCharge(ledgerLayout('cost-events'), v1).ref);
+    const ref = refKey(parseCharge(ledgerLayout(), v1).ref);
     ledger.stale.set(ref, { version: 1, contentHash: 'another v1', amount: '9', currency: 'USD' });
     ledger.current.set(ref, { version: 2, contentHash: 'v2', amount: '2', currency: 'USD' });
     const dlq = deadLetters();
@@ -180,7 +220,7 @@ describe('processCostBatch decisions around the pre-read', () => {
   it('dead-letters a conflict the consistent read confirms', async () => {
     const ledger = new ScriptedLedger();
     const v1 = sqsRecord(costEvent({ eventId: 'e-1', amount: '1' }));
-    const ref = refKey(parseCharge(ledgerLayout('cost-events'), v1).ref);
+    const ref = refKey(parseCharge(ledgerLayout(), v1).ref);
     const other: StoredCharge = {
       version: 0,
       contentHash: 'different',
@@ -291,7 +331,7 @@ describe('processCostBatch: message identity', () => {
     });
     expect(outcome.results.map((r) => r.outcome)).toEqual(['applied']);
     const expected = parseCharge(
-      ledgerLayout('cost-events'),
+      ledgerLayout(),
       sqsRecord({ ...withoutTenant, tenant: 'acme' }),
     ).contentHash;
     expect(outcome.results[0].hash).toBe(expected);
@@ -377,7 +417,7 @@ describe('processCostBatch: what an error means for a record', () => {
     expect(outcome.results[0]).toEqual({
       messageId: record.messageId,
       outcome: 'failed',
-      hash: parseCharge(ledgerLayout('cost-events'), record).contentHash,
+      hash: parseCharge(ledgerLayout(), record).contentHash,
       reason: 'lost the race on every attempt',
     });
     expect(ledger.calls.filter((call) => call === 'commit')).toHaveLength(3);

@@ -88,6 +88,11 @@ const throughputTable = (report: Report, workload: WorkloadName): string[] => {
     (s) => perThousand(s.contendedTransactions, s.events),
     1,
   );
+  metric(
+    '  their billed WCU / event (billed model)',
+    (s) => s.wcuPerEvent.billed - s.wcuPerEvent.billedLow,
+    3,
+  );
   metric('redelivered records / 1k events', (s) => perThousand(s.redeliveredRecords, s.events), 1);
   metric(
     'double-applied + lost, fault-free',
@@ -218,6 +223,16 @@ const initTable = (report: Report): string[] => {
       baseline ? formatNumber(baseline.initCpuMs, 1) : '–',
     ]);
   });
+  const bare = init.bareClient;
+  row(out, [
+    `the DynamoDB client alone (${shapeName(init.deployed)})`,
+    formatNumber(bare.bytes, 0),
+    formatNumber(bare.initMs, 1),
+    formatNumber(bare.initCpuMs, 1),
+    '',
+    '',
+    '',
+  ]);
   out.push('');
   return out;
 };

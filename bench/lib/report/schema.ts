@@ -109,6 +109,7 @@ export const reportProblems = (value: unknown): string[] => {
   for (const key of ['node', 'runtime', 'nodeOptions', 'deployed.format', 'deployed.sdk'])
     expect(`init.${key}`, 'string');
   expect('init.samples', 'number');
+  for (const key of ['bytes', 'initMs', 'initCpuMs']) expect(`init.bareClient.${key}`, 'number');
   for (const implementation of ['ours', 'baseline']) {
     expect(`init.handlers.${implementation}.shapes`, 'array');
     each(`init.handlers.${implementation}.shapes`).forEach((shape, index) => {

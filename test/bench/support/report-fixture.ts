@@ -151,6 +151,7 @@ export const measurements = (): Measurements => ({
     nodeOptions: '--enable-source-maps',
     samples: 3,
     handlers: { ours: handlerBundles(100_000, 20), baseline: handlerBundles(130_000, 30) },
+    bareClient: { bytes: 90_000, initMs: 15, initCpuMs: 8 },
   },
 });
 

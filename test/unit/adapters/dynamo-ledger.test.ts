@@ -12,10 +12,7 @@ import { PermanentError } from '../../../lambda/core/errors';
 import { refKey, type ChargeCommit } from '../../../lambda/core/ports';
 import { newChargeCommit } from '../../support/charge-commits';
 
-const STREAM = 'cost-events';
 const NOW_MS = Date.parse('2026-11-30T12:00:00Z');
-const NOW_SECONDS = NOW_MS / 1000;
-const TTL_SECONDS = 3600;
 
 const client = new DynamoDBClient({
   region: 'us-east-1',
@@ -27,9 +24,6 @@ const ledger = () =>
   new DynamoLedger({
     client,
     ledgerTable: 'ledger',
-    dedupTable: 'dedup',
-    stream: STREAM,
-    ttlSeconds: TTL_SECONDS,
     now: () => NOW_MS,
   });
 
@@ -63,29 +57,15 @@ const digestOf = (commit: ChargeCommit) => commit.ref.sk.slice('CHARGE#'.length)
 const homeShard = (commit: ChargeCommit, shards = 8) =>
   `TOTAL#${String(Number.parseInt(digestOf(commit).slice(0, 8), 16) % shards).padStart(2, '0')}`;
 
-describe('DynamoLedger.commit builds one transaction: claim, charge, totals', () => {
-  it('claims with a TTL, writes a new charge only if absent and adds the exact amount to the total', async () => {
+describe('DynamoLedger.commit builds one transaction: charge, totals', () => {
+  it('writes a new charge only if absent and adds the exact amount to the total, nothing else', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
     const commit = newChargeCommit({ amount: '12.3456789012', eventId: 'evt-1' });
 
     expect(await ledger().commit(commit)).toBe('committed');
 
-    const [claim, charge, total, ...rest] = sentItems();
+    const [charge, total, ...rest] = sentItems();
     expect(rest).toEqual([]);
-    expect(claim.Put).toMatchObject({
-      TableName: 'dedup',
-      Item: {
-        pk: { S: commit.claimKey },
-        expiresAt: { N: String(NOW_SECONDS + TTL_SECONDS) },
-        stream: { S: STREAM },
-        status: { S: 'COMPLETED' },
-        ledgerPk: { S: commit.ref.pk },
-        ledgerSk: { S: commit.ref.sk },
-        contentHash: { S: commit.contentHash },
-      },
-      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
-      ExpressionAttributeValues: { ':now': { N: String(NOW_SECONDS) } },
-    });
     expect(charge.Put).toMatchObject({
       TableName: 'ledger',
       Item: {
@@ -120,13 +100,10 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
     const shardLedger = new DynamoLedger({
       client,
       ledgerTable: 'ledger',
-      dedupTable: 'dedup',
-      stream: STREAM,
-      ttlSeconds: TTL_SECONDS,
       totalShards: 4,
     });
     for (const commit of commits) await shardLedger.commit(commit);
-    const shards = commits.map((_, call) => sentItems(call)[2].Update?.Key?.sk?.S);
+    const shards = commits.map((_, call) => sentItems(call)[1].Update?.Key?.sk?.S);
     expect(shards).toEqual(commits.map((commit) => homeShard(commit, 4)));
     expect(new Set(shards)).toEqual(new Set(['TOTAL#00', 'TOTAL#01', 'TOTAL#02', 'TOTAL#03']));
   });
@@ -138,8 +115,8 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
     await ledger().commit(commit, { attempt: 2 });
     const [first, second] = [sentItems(0), sentItems(1)];
     const shard = (sk: string | undefined) => Number(sk?.slice('TOTAL#'.length));
-    expect(shard(second[2].Update?.Key?.sk?.S)).toBe((shard(first[2].Update?.Key?.sk?.S) + 1) % 8);
-    expect(second.slice(0, 2)).toEqual(first.slice(0, 2));
+    expect(shard(second[1].Update?.Key?.sk?.S)).toBe((shard(first[1].Update?.Key?.sk?.S) + 1) % 8);
+    expect(second.slice(0, 1)).toEqual(first.slice(0, 1));
   });
 
   it('a charge booked in a later period: totals there as a correction, the charge item says where', async () => {
@@ -148,7 +125,7 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
 
     await ledger().commit(commit);
 
-    const [, charge, total] = sentItems();
+    const [charge, total] = sentItems();
     expect(charge.Put?.Item).toMatchObject({
       pk: { S: commit.ref.pk },
       period: { S: '2026-11' },
@@ -174,7 +151,7 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
 
     expect(await ledger().commit(commit)).toBe('committed');
 
-    const [, charge, total] = sentItems();
+    const [charge, total] = sentItems();
     expect(charge.Put).toMatchObject({
       Item: { version: { N: '2' }, amount: { N: '7' } },
       ConditionExpression:
@@ -197,7 +174,7 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
 
     await ledger().commit(commit);
 
-    const totals = sentItems().slice(2);
+    const totals = sentItems().slice(1);
     expect(totals).toHaveLength(1);
     expect(shardAdds(totals[0])).toEqual({
       seq: '1',
@@ -211,47 +188,29 @@ describe('DynamoLedger.commit builds one transaction: claim, charge, totals', ()
 
 describe('DynamoLedger.commit reads the cancellation reasons', () => {
   it('only a transaction conflict (no condition failed): contended, the same commit can be retried', async () => {
-    dynamo.on(TransactWriteItemsCommand).rejects(cancelled('None', 'None', 'TransactionConflict'));
+    dynamo.on(TransactWriteItemsCommand).rejects(cancelled('None', 'TransactionConflict'));
     expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('contended');
   });
 
   it('the charge condition failed: lost race, decide again on a fresh read', async () => {
-    dynamo
-      .on(TransactWriteItemsCommand)
-      .rejects(cancelled('None', 'ConditionalCheckFailed', 'None'));
+    dynamo.on(TransactWriteItemsCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('lost-race');
   });
 
   it('only the shard refused (its period is closed): period-closed, to be booked by the policy', async () => {
-    dynamo
-      .on(TransactWriteItemsCommand)
-      .rejects(cancelled('None', 'None', 'ConditionalCheckFailed'));
+    dynamo.on(TransactWriteItemsCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
     expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('period-closed');
   });
 
   it('the charge lost and the period is closed: a lost race first (decide again, then book)', async () => {
     dynamo
       .on(TransactWriteItemsCommand)
-      .rejects(cancelled('None', 'ConditionalCheckFailed', 'ConditionalCheckFailed'));
-    expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('lost-race');
-  });
-
-  it('a claim held with no charge behind it: claim-without-charge, retrying cannot help', async () => {
-    dynamo
-      .on(TransactWriteItemsCommand)
-      .rejects(cancelled('ConditionalCheckFailed', 'None', 'None'));
-    expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('claim-without-charge');
-  });
-
-  it('claim and charge both taken: a lost race (another writer applied the same charge)', async () => {
-    dynamo
-      .on(TransactWriteItemsCommand)
-      .rejects(cancelled('ConditionalCheckFailed', 'ConditionalCheckFailed', 'None'));
+      .rejects(cancelled('ConditionalCheckFailed', 'ConditionalCheckFailed'));
     expect(await ledger().commit(newChargeCommit({ amount: '1' }))).toBe('lost-race');
   });
 
   it('a cancellation for any other reason (throttling) is a transient error for the caller', async () => {
-    const throttled = cancelled('None', 'ThrottlingError', 'None');
+    const throttled = cancelled('ThrottlingError', 'None');
     dynamo.on(TransactWriteItemsCommand).rejects(throttled);
     await expect(ledger().commit(newChargeCommit({ amount: '1' }))).rejects.toBe(throttled);
   });
@@ -284,7 +243,6 @@ describe('DynamoLedger.commit reads the cancellation reasons', () => {
         $metadata: {},
         CancellationReasons: [
           { Code: 'None' },
-          { Code: 'None' },
           { Code: 'ValidationError', Message: 'too many digits' },
         ],
       }),
@@ -313,28 +271,25 @@ describe('DynamoLedger.commitGroup', () => {
     newChargeCommit({ amount: '5', skuId: 'c', currency: 'EUR' }),
   ];
 
-  it('claims and charges every commit and sums its partition on one shard, exactly', async () => {
+  it('writes the charge of every commit and sums its partition on one shard, exactly', async () => {
     dynamo.on(TransactWriteItemsCommand).resolves({});
     const commits = group();
 
     expect(await ledger().commitGroup(commits)).toEqual({ result: 'committed' });
 
     const items = sentItems();
-    expect(items).toHaveLength(3 * 2 + 1);
-    expect(items.slice(0, 6).map((item) => item.Put?.TableName)).toEqual([
-      'dedup',
+    expect(items).toHaveLength(3 + 1);
+    expect(items.slice(0, 3).map((item) => item.Put?.TableName)).toEqual([
       'ledger',
-      'dedup',
       'ledger',
-      'dedup',
       'ledger',
     ]);
-    expect(items.slice(0, 6).map((item) => item.Put?.Item?.pk?.S)).toEqual(
-      commits.flatMap((commit) => [commit.claimKey, commit.ref.pk]),
+    expect(items.slice(0, 3).map((item) => item.Put?.Item?.sk?.S)).toEqual(
+      commits.map((commit) => commit.ref.sk),
     );
-    expect(items[6].Update?.Key?.sk?.S).toBe(homeShard(commits[0]));
+    expect(items[3].Update?.Key?.sk?.S).toBe(homeShard(commits[0]));
     // 0.1 + 0.2 as JS numbers is 0.30000000000000004; the ledger must get exactly 0.3.
-    expect(shardAdds(items[6])).toEqual({
+    expect(shardAdds(items[3])).toEqual({
       seq: '1',
       'total:USD': '0.3',
       'charges:USD': '2',
@@ -354,7 +309,7 @@ describe('DynamoLedger.commitGroup', () => {
 
     expect(
       sentItems()
-        .slice(4)
+        .slice(2)
         .map((item) => [item.Update?.Key?.pk?.S, shardAdds(item)['total:USD']]),
     ).toEqual([
       [commits[0].ref.pk, '1'],
@@ -362,26 +317,18 @@ describe('DynamoLedger.commitGroup', () => {
     ]);
   });
 
-  it('names the commits whose claim or charge condition failed', async () => {
+  it('names the commits whose charge condition failed', async () => {
     dynamo
       .on(TransactWriteItemsCommand)
-      .rejects(
-        cancelled(
-          'None',
-          'None',
-          'ConditionalCheckFailed',
-          'None',
-          'None',
-          'ConditionalCheckFailed',
-          'None',
-        ),
-      );
-    // Commit 2's charge condition failed with no item returned: the charge is absent. Commit 1 lost
-    // on its claim only, so its charge is not known from the answer.
+      .rejects(cancelled('None', 'ConditionalCheckFailed', 'ConditionalCheckFailed', 'None'));
+    // No item came back with the failed conditions: as far as the answer says, the charges are absent.
     expect(await ledger().commitGroup(group())).toEqual({
       result: 'lost-race',
       losers: [1, 2],
-      current: new Map([[2, null]]),
+      current: new Map([
+        [1, null],
+        [2, null],
+      ]),
     });
   });
 
@@ -392,7 +339,6 @@ describe('DynamoLedger.commitGroup', () => {
         message: 'cancelled',
         $metadata: {},
         CancellationReasons: [
-          { Code: 'None' },
           {
             Code: 'ConditionalCheckFailed',
             Item: {
@@ -402,7 +348,6 @@ describe('DynamoLedger.commitGroup', () => {
               currency: { S: 'EUR' },
             },
           },
-          { Code: 'None' },
           { Code: 'None' },
           { Code: 'None' },
         ],
@@ -423,7 +368,7 @@ describe('DynamoLedger.commitGroup', () => {
   it('only contention on the shared totals: contended, no losers', async () => {
     dynamo
       .on(TransactWriteItemsCommand)
-      .rejects(cancelled('None', 'None', 'None', 'None', 'None', 'None', 'TransactionConflict'));
+      .rejects(cancelled('None', 'None', 'None', 'TransactionConflict'));
     expect(await ledger().commitGroup(group())).toEqual({ result: 'contended' });
   });
 
@@ -436,9 +381,7 @@ describe('DynamoLedger.commitGroup', () => {
     ];
     dynamo
       .on(TransactWriteItemsCommand)
-      .rejects(
-        cancelled('None', 'None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed', 'None'),
-      );
+      .rejects(cancelled('None', 'None', 'None', 'ConditionalCheckFailed', 'None'));
     expect(await ledger().commitGroup(commits)).toEqual({
       result: 'period-closed',
       closed: [0, 2],

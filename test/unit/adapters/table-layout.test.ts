@@ -26,7 +26,7 @@ import { costContentHash, costIdentity } from '../../../lambda/core/keys';
 import { costEvent, type CostEventInput } from '../../support/cost-events';
 import { sqsRecord } from '../../support/sqs-events';
 
-const layout = ledgerLayout('cost-events');
+const layout = ledgerLayout();
 
 const keysOf = (input: CostEventInput) => {
   const { event } = parseCostEvent(decodeRecord(sqsRecord(costEvent(input))));
@@ -34,13 +34,12 @@ const keysOf = (input: CostEventInput) => {
 };
 
 describe('ledger layout', () => {
-  it('keeps the documented keys of stored charges and claims (existing items must stay reachable)', () => {
+  it('keeps the documented keys of stored charges (existing items must stay reachable)', () => {
     expect(keysOf({ accountId: '123456789012', eventId: 'evt-1', amount: '1' })).toEqual({
       ref: {
         pk: 'TENANT#acme#ACCOUNT#123456789012#PERIOD#2026-11',
         sk: 'CHARGE#91c0603b9fd0bddb50c87ee4cdec6ab09adfa270c96185583341cc2caa3a0185',
       },
-      claimKey: 'cost-events#962560ea981989bdbd4cba2bde11c6064889fa81c1eb9d4dfada33f2439c41e2',
     });
   });
 
@@ -62,19 +61,18 @@ describe('ledger layout', () => {
   });
 
   it('a grouped commit stays within the items of one transaction', () => {
-    const itemsPerCommit = 3; // claim, charge and one total shard (every currency lives on it)
-    expect(layout.maxGroupSize).toBe(33);
+    const itemsPerCommit = 2; // the charge and one total shard (every currency lives on it)
+    expect(layout.maxGroupSize).toBe(50);
     expect(layout.maxGroupSize * itemsPerCommit).toBeLessThanOrEqual(
       DYNAMO_LIMITS.transactionItems,
     );
   });
 
-  it('a dead-letter marker never shares a key with a claim of its stream', () => {
-    const claim = keysOf({ amount: '1' }).claimKey;
-    const marker = deadLetterMarkerKey('cost-events', claim.slice('cost-events#'.length));
-    expect(marker).toBe(`cost-events#dead-letter#${claim.slice('cost-events#'.length)}`);
-    expect(marker).not.toBe(claim);
-    expect(claim).toMatch(/^cost-events#[0-9a-f]{64}$/);
+  it('a dead-letter marker never takes the form of a cost claim written by earlier versions', () => {
+    const messageId = 'a'.repeat(64);
+    const marker = deadLetterMarkerKey('cost-events', messageId);
+    expect(marker).toBe(`cost-events#dead-letter#${messageId}`);
+    expect(marker).not.toMatch(/^cost-events#[0-9a-f]{64}$/);
   });
 
   it('keeps the documented keys of export items (existing executions must stay reachable)', () => {

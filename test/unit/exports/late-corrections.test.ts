@@ -47,7 +47,7 @@ describe('correctionMessage', () => {
       { accountId: '200000000011', currency: 'USD', amount: '-2.5' },
       context,
     );
-    const charge = parseCharge(ledgerLayout('test'), {
+    const charge = parseCharge(ledgerLayout(), {
       messageId: 'm',
       body: JSON.stringify(message),
     });
@@ -68,7 +68,7 @@ describe('correctionMessage', () => {
   });
 
   it('names the same charge at every switch (only the version moves)', () => {
-    const layout = ledgerLayout('test');
+    const layout = ledgerLayout();
     const refOf = (sequence: number, amount: string) =>
       parseCharge(layout, {
         messageId: 'm',

@@ -1,0 +1,70 @@
+/**
+ * How many charges go into one grouped transaction, chosen from what a cancellation costs. A group
+ * of n charges over k ledger partitions writes n + k items (each charge, one total shard per
+ * partition), billed 2 write units each whether it commits or is cancelled; it is cancelled when any
+ * of its charges lost its race (a copy committed by another invocation), with probability
+ * 1 − (1 − p)^n, and then sent again without the losers. A bigger group shares shards and requests; a
+ * smaller one loses less when it is cancelled. The size that bills the fewest expected units per charge
+ * wins (ties: the bigger, for fewer requests).
+ */
+
+/** Expected billed item writes per charge when `partitions` (sorted, one entry per charge) go in groups of `size`. */
+export const expectedItemsPerCharge = (
+  partitions: readonly string[],
+  size: number,
+  lossRate: number,
+): number => {
+  if (partitions.length === 0) return 0;
+  let items = 0;
+  for (let start = 0; start < partitions.length; start += size) {
+    const group = partitions.slice(start, start + size);
+    const written = group.length + new Set(group).size;
+    const cancelled = 1 - (1 - lossRate) ** group.length;
+    items += written * (1 + cancelled);
+  }
+  return items / partitions.length;
+};
+
+/** The group size for `partitions` (sorted) given the share of grouped charges that lose their race. */
+export const chooseGroupSize = (
+  partitions: readonly string[],
+  lossRate: number,
+  maxSize: number,
+): number => {
+  let best = Math.max(1, maxSize);
+  let bestItems = expectedItemsPerCharge(partitions, best, lossRate);
+  for (let size = best - 1; size >= 1; size--) {
+    const items = expectedItemsPerCharge(partitions, size, lossRate);
+    // A smaller group must save at least a hundredth of an item per charge to be worth its requests.
+    if (items < bestItems - 0.01) {
+      best = size;
+      bestItems = items;
+    }
+  }
+  return best;
+};
+
+/** Charges observed before the older half of the record is let go: the rate follows the recent traffic. */
+const WINDOW = 1_000;
+
+/**
+ * The share of grouped charges that lost their race, as one execution environment has seen it lately.
+ * Kept across invocations by the handler; none seen yet means 0 (groups as big as allowed).
+ */
+export class LossRate {
+  private charges = 0;
+  private losers = 0;
+
+  observe(charges: number, losers: number): void {
+    this.charges += charges;
+    this.losers += losers;
+    if (this.charges > WINDOW) {
+      this.charges /= 2;
+      this.losers /= 2;
+    }
+  }
+
+  get value(): number {
+    return this.charges === 0 ? 0 : this.losers / this.charges;
+  }
+}
