@@ -101,7 +101,8 @@ describe('legacy CUR snapshots of one period', () => {
       expect.objectContaining({ total: after, charges: 199, currency: 'USD' }),
     ]);
     const switched = second.reports.at(-1)?.switched;
-    if (switched?.outcome !== 'current') throw new Error(`not current: ${JSON.stringify(switched)}`);
+    if (switched?.outcome !== 'current')
+      throw new Error(`not current: ${JSON.stringify(switched)}`);
     const glue = { old: serviceTotal(original, 'AWSGlue'), new: serviceTotal(later, 'AWSGlue') };
     const kms = { old: serviceTotal(original, 'awskms'), new: serviceTotal(later, 'awskms') };
     const delta = (change: { old: string; new: string }) =>

@@ -41,7 +41,9 @@ export const parseCsv = (text: string): string[][] => {
 export const toCsv = (records: readonly (readonly string[])[]): string =>
   `${records
     .map((record) =>
-      record.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(','),
+      record
+        .map((cell) => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell))
+        .join(','),
     )
     .join('\n')}\n`;
 
