@@ -4,6 +4,7 @@
  * FOCUS export of the same account and month. Expected totals are big.js sums of the raw cells.
  */
 import Big from 'big.js';
+import { ExportPlans } from '../../lambda/adapters/export-plans';
 import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import {
@@ -16,7 +17,18 @@ import {
   toCsv,
   type CurTable,
 } from '../support/cur-fixture';
-import { csvOf, deliver, hourLine, type ExportDelivery } from '../support/export-pipeline';
+import { planDelivery as planManifestDelivery } from '../../lambda/core/exports/plan-delivery';
+import type { ExecutionPlan } from '../../lambda/core/exports/plan';
+import type { ExportTaskMessage } from '../../lambda/core/exports/task-message';
+import {
+  csvOf,
+  deliver,
+  hourLine,
+  runTask,
+  type ExportDelivery,
+  type PlannedDelivery,
+} from '../support/export-pipeline';
+import { legacyCurDelivery } from '../support/legacy-cur-delivery';
 import { useExportLedger } from '../support/file-fixtures';
 
 const ledger = useExportLedger();
@@ -192,6 +204,121 @@ describe('a CUR 2.0 export and a FOCUS export of the same account and month', ()
           }),
         ],
       }),
+    ]);
+  });
+});
+
+describe('legacy CUR in its own delivery layout, through the planner', () => {
+  /** The bucket as AWS leaves it after an assembly: both manifest copies and the data files. */
+  const bucket = new Map<string, string>();
+  const upload = (prefix: string, assemblyId: string, table: CurTable) => {
+    const built = legacyCurDelivery({
+      bucket: 'exports',
+      prefix,
+      report: 'hourly',
+      period: FIXTURE_PERIOD,
+      assemblyId,
+      columns: table.header,
+      fileNames: ['hourly-1.csv'],
+    });
+    bucket.set(built.dataFileKeys[0], toCsv([table.header, ...table.records]));
+    bucket.set(built.periodManifestKey, built.json);
+    bucket.set(built.assemblyManifestKey, built.json);
+    return built;
+  };
+
+  /** The planner reads the delivered manifest, records the plan in DynamoDB; the tasks then run. */
+  const plannedAndRun = async (prefix: string, key: string, eventTime: string) => {
+    const recorded: ExecutionPlan[] = [];
+    const sent: ExportTaskMessage[] = [];
+    const plans = new ExportPlans({
+      client: ledger.dynamo,
+      ledgerTable: ledger.tables.ledgerTable,
+      store: ledger.store,
+    });
+    const result = await planManifestDelivery(
+      { bucket: 'exports', key, eventTime, sequencer: '0055AED6DCD90281E5' },
+      {
+        sources: [{ tenant: prefix, bucket: 'exports', prefix }],
+        targetRowsPerTask: 100_000,
+        objects: {
+          readText: (_bucket, objectKey) => Promise.resolve(bucket.get(objectKey) ?? ''),
+          factsOf: (file) => {
+            const text = bucket.get(file.key);
+            return Promise.resolve(
+              text === undefined ? undefined : { key: file.key, size: Buffer.byteLength(text) },
+            );
+          },
+        },
+        plans: {
+          recordPlan: (plan) => {
+            recorded.push(plan);
+            return plans.recordPlan(plan);
+          },
+          readPlan: (ref) => plans.readPlan(ref),
+          markEnqueued: (ref) => plans.markEnqueued(ref),
+        },
+        queue: { send: (messages) => Promise.resolve(void sent.push(...messages)) },
+      },
+    );
+    const reports = [];
+    if (recorded.length > 0) {
+      const planned: PlannedDelivery = {
+        plan: recorded[0],
+        ref: result.ref,
+        texts: bucket,
+        recorded: 'planned',
+      };
+      for (const message of sent) reports.push(await runTask(ledger.store, planned, message.task));
+    }
+    return { result, reports };
+  };
+
+  it('each assembly is a snapshot: the later one replaces the earlier, its twin manifest is a duplicate', async () => {
+    const prefix = freshPrefix();
+    const original = legacyCurTable();
+    const later = restated(original);
+    const first = upload(prefix, 'assembly-1', original);
+    const planned = await plannedAndRun(
+      prefix,
+      first.periodManifestKey,
+      '2023-11-20T06:00:00.000Z',
+    );
+    expect(planned.result).toMatchObject({ outcome: 'planned', tasks: 1 });
+    expect(planned.result.ref).toMatchObject({ period: FIXTURE_PERIOD, executionId: 'assembly-1' });
+    expect(planned.reports.at(-1)?.switched).toMatchObject({ outcome: 'current' });
+    const twin = await plannedAndRun(prefix, first.assemblyManifestKey, '2023-11-20T06:00:01.000Z');
+    expect(twin.result.outcome).toBe('duplicate');
+    expect(await statement(prefix)).toEqual([
+      expect.objectContaining({ total: exactSum(cellsOf(original, COST)), charges: 200 }),
+    ]);
+
+    const second = upload(prefix, 'assembly-2', later);
+    const restatement = await plannedAndRun(
+      prefix,
+      second.periodManifestKey,
+      '2023-11-21T06:00:00.000Z',
+    );
+    const switched = restatement.reports.at(-1)?.switched;
+    if (switched?.outcome !== 'current')
+      throw new Error(`not current: ${JSON.stringify(switched)}`);
+    expect(switched.diff).toMatchObject({
+      executionId: 'assembly-2',
+      previousExecutionId: 'assembly-1',
+      accounts: [
+        expect.objectContaining({
+          delta: new Big(exactSum(cellsOf(later, COST)))
+            .minus(exactSum(cellsOf(original, COST)))
+            .toFixed(),
+          services: [
+            expect.objectContaining({ service: 'AWSGlue', delta: '1.5' }),
+            expect.objectContaining({ service: 'awskms', delta: '-0.01' }),
+          ],
+        }),
+      ],
+    });
+    expect(await statement(prefix)).toEqual([
+      expect.objectContaining({ total: exactSum(cellsOf(later, COST)), charges: 199 }),
     ]);
   });
 });
