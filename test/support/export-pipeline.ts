@@ -53,6 +53,8 @@ export interface ExportDelivery {
   sequencer: string;
   /** File name → CSV text. */
   files: Record<string, string>;
+  /** The manifest's columns (default: `CSV_HEADER`'s FOCUS columns); the files' header must match. */
+  columns?: readonly string[];
 }
 
 export interface PlannedDelivery {
@@ -74,7 +76,7 @@ export const planDelivery = async (
     exportName: delivery.exportName ?? 'focus',
     billingPeriod: delivery.period ?? '2026-11',
     executionId: delivery.executionId,
-    columns: CSV_HEADER.split(','),
+    columns: delivery.columns ?? CSV_HEADER.split(','),
     dataFileNames: names,
   });
   const manifest = parseManifest(built.json, built.manifestUri);

@@ -60,12 +60,12 @@ const EXPORT_NAME = /^[0-9A-Za-z!\-_.*'()]{1,128}$/;
 const MANIFEST_KEY =
   /^(?:(.+)\/)?([^/]+)\/metadata\/BILLING_PERIOD=([^/]+)\/(?:([^/]+)\/)?([^/]+)-Manifest\.json$/;
 const S3_URI = /^s3:\/\/([^/]+)\/(.+)$/;
-const MAX_DATA_FILES = 10_000;
-const MAX_COLUMNS = 2_000;
+export const MAX_DATA_FILES = 10_000;
+export const MAX_COLUMNS = 2_000;
 
 const invalid = (field: string, reason: string): never => fail('invalid-field', field, reason);
 
-const hasDotSegment = (key: string): boolean =>
+export const hasDotSegment = (key: string): boolean =>
   key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
 
 /** A data file's format from its name (`.snappy.parquet` is Parquet too). */
@@ -102,7 +102,7 @@ const locate = (manifestKey: string, bucket: string): ManifestLocation => {
   if (!match || match[2] !== match[5]) {
     return invalid(
       'manifestKey',
-      `expected <prefix>/<export-name>/metadata/BILLING_PERIOD=YYYY-MM/<export-name>-Manifest.json, got ${JSON.stringify(manifestKey)}`,
+      `expected <prefix>/<export-name>/metadata/BILLING_PERIOD=YYYY-MM/<export-name>-Manifest.json (AWS Data Exports) or <prefix>/<report>/<yyyymmdd-yyyymmdd>/<report>-Manifest.json (legacy CUR), got ${JSON.stringify(manifestKey)}`,
     );
   }
   const [, prefix = '', exportName, billingPeriod, executionFolder] = match;
@@ -121,7 +121,7 @@ const locate = (manifestKey: string, bucket: string): ManifestLocation => {
   };
 };
 
-const requiredText = (document: Record<string, unknown>, field: string): string => {
+export const requiredText = (document: Record<string, unknown>, field: string): string => {
   const value = own(document, field);
   if (value === undefined || value === null || value === '')
     return fail('missing-field', field, 'required');
@@ -149,7 +149,7 @@ const readColumns = (document: Record<string, unknown>): ManifestColumn[] => {
 };
 
 /** The manifest's format, from its column names; columns of no known format refuse the manifest. */
-const manifestFormat = (columns: readonly ManifestColumn[]): ExportColumnFormat => {
+export const manifestFormat = (columns: readonly ManifestColumn[]): ExportColumnFormat => {
   try {
     return recognizeColumnFormat(
       columns.map((column) => column.name),
@@ -205,7 +205,7 @@ const checkDeclaredPeriod = (document: Record<string, unknown>, period: string):
   }
 };
 
-const parseDocument = (json: unknown): Record<string, unknown> => {
+export const parseDocument = (json: unknown): Record<string, unknown> => {
   let document = json;
   if (typeof json === 'string') {
     try {

@@ -9,7 +9,7 @@
 import { fail, PermanentError, ValidationError } from '../errors';
 import { mapWithConcurrency } from '../concurrency';
 import type { DataFile } from './manifest';
-import { parseManifest } from './manifest';
+import { parseDeliveredManifest } from './delivered-manifest';
 import {
   planExecution,
   sourceIdOf,
@@ -144,7 +144,7 @@ export const planDelivery = async (
 ): Promise<DeliveryResult> => {
   const source = sourceOfManifest(options.sources, created);
   const text = await options.objects.readText(created.bucket, created.key);
-  const manifest = parseManifest(text, `s3://${created.bucket}/${created.key}`);
+  const manifest = parseDeliveredManifest(text, `s3://${created.bucket}/${created.key}`);
   const ref: ExecutionRef = {
     tenant: source.tenant,
     source: sourceIdOf(manifest.bucket, manifest.exportRoot),

@@ -12,6 +12,7 @@ import { aggregateRows } from '../../../lambda/core/exports/aggregate';
 import { readCsvRows } from '../../../lambda/core/exports/readers/csv';
 import { readParquetFile, readParquetRows } from '../../../lambda/core/exports/readers/parquet';
 import { normalizeExportRow, type RowContext } from '../../../lambda/core/exports/rows';
+import { parseCsv, snakeCase } from '../../support/cur-fixture';
 import { chunked, collect, rangedBuffer, validationErrorOf } from './helpers';
 
 const LEGACY_CSV = readFileSync(
@@ -20,38 +21,8 @@ const LEGACY_CSV = readFileSync(
 
 const context: RowContext = { tenant: 'acme', objectKey: 'cur/file', billingPeriod: '2023-11' };
 
-/** Minimal RFC 4180 parse of the fixture, independent of the reader under test. */
-const parseCsv = (text: string): string[][] => {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') [cell, i] = [cell + '"', i + 1];
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') [record, cell] = [[...record, cell], ''];
-    else if (c === '\n') {
-      records.push([...record, cell]);
-      [record, cell] = [[], ''];
-    } else if (c !== '\r') cell += c;
-  }
-  if (cell !== '' || record.length > 0) records.push([...record, cell]);
-  return records;
-};
-
 const [legacyHeader, ...legacyRecords] = parseCsv(LEGACY_CSV.toString('utf8'));
 const column = (name: string): number => legacyHeader.indexOf(name);
-
-/** AWS's snake_case name of a legacy column (`lineItem/UnblendedCost` → `line_item_unblended_cost`). */
-const snakeCase = (name: string): string =>
-  name
-    .replace('/', '_')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase();
 
 const exactTotal = (cells: string[]): string =>
   cells.reduce((sum, cell) => sum.plus(new Big(cell)), new Big(0)).toFixed();
