@@ -1,0 +1,87 @@
+/**
+ * Configuration that grows with the stage's tenants and export prefixes (the tenant → sources map, the
+ * export sources) reaches a function as a JSON file bundled next to its code, not as environment
+ * variables: Lambda allows 4 KB of environment in total, 1,000 tenants need ~17 KB. The file is part of
+ * the code asset, so a configuration change redeploys the function; reading it is one small local file
+ * read per container (no runtime call, no extra init latency worth measuring against module load).
+ *
+ * Two carriers, one content: FUNCTION_CONFIG_FILE names the bundled file (set by lib/); FUNCTION_CONFIG
+ * holds the same JSON inline (the local run and tests, which run the handler source without bundling).
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { parseExportSources, type ExportSourceConfig } from './export-sources';
+
+/** The file's name in the function's code directory. */
+export const FUNCTION_CONFIG_FILE_NAME = 'billing-dedup-config.json';
+export const FUNCTION_CONFIG_ENV = 'FUNCTION_CONFIG';
+export const FUNCTION_CONFIG_FILE_ENV = 'FUNCTION_CONFIG_FILE';
+
+export interface FunctionConfig {
+  /** The cost consumer's tenants: tenant id → the sources its publishers may claim (no `sources`: any). */
+  readonly tenants?: Readonly<Record<string, { readonly sources?: readonly string[] }>>;
+  /** The export functions' `exportSources`. */
+  readonly exportSources?: readonly ExportSourceConfig[];
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** JSON text → the validated configuration; errors name where it came from. */
+export const parseFunctionConfig = (text: string, origin: string): FunctionConfig => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`${origin} is not JSON`);
+  }
+  if (!isRecord(value))
+    throw new Error(`${origin} must be a JSON object {tenants?, exportSources?}`);
+  const unknown = Object.keys(value).find((key) => key !== 'tenants' && key !== 'exportSources');
+  if (unknown !== undefined) throw new Error(`${origin} has an unknown key "${unknown}"`);
+  if (value.tenants !== undefined && !isRecord(value.tenants))
+    throw new Error(`${origin}: tenants must be an object of tenant id → {sources?}`);
+  let exportSources: ExportSourceConfig[] | undefined;
+  try {
+    exportSources =
+      value.exportSources === undefined ? undefined : parseExportSources(value.exportSources);
+  } catch (error) {
+    throw new Error(`${origin}: ${(error as Error).message}`);
+  }
+  return {
+    ...(value.tenants !== undefined
+      ? { tenants: value.tenants as NonNullable<FunctionConfig['tenants']> }
+      : {}),
+    ...(exportSources !== undefined ? { exportSources } : {}),
+  };
+};
+
+const cache = new Map<string, FunctionConfig>();
+
+/**
+ * The function's configuration: FUNCTION_CONFIG if set, else the file FUNCTION_CONFIG_FILE names (a
+ * relative name is in the code directory, LAMBDA_TASK_ROOT), else empty. Read once per file per container.
+ */
+export const readFunctionConfig = (env: Env): FunctionConfig => {
+  const inline = env[FUNCTION_CONFIG_ENV]?.trim();
+  if (inline) return parseFunctionConfig(inline, `Environment variable ${FUNCTION_CONFIG_ENV}`);
+  const name = env[FUNCTION_CONFIG_FILE_ENV]?.trim();
+  if (!name) return {};
+  const path = isAbsolute(name) ? name : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), name);
+  const cached = cache.get(path);
+  if (cached) return cached;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(
+      `${FUNCTION_CONFIG_FILE_ENV}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)}); ` +
+        'the function was deployed without its bundled configuration',
+    );
+  }
+  const config = parseFunctionConfig(text, path);
+  cache.set(path, config);
+  return config;
+};
