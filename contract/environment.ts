@@ -4,7 +4,7 @@
  * the variable). Defaults shared with the CDK configuration live here too.
  */
 
-import { readFunctionConfig } from './function-config';
+import { inlineFunctionConfig, type FunctionConfig } from './function-config';
 import { parseTenantBindingsJson, type TenantBindings } from './tenant-bindings';
 
 /** Variable names by the setting they carry. */
@@ -141,10 +141,14 @@ export const readDeliveryMode = (env: EnvironmentSource): DeliveryMode => {
  * TENANT_BINDINGS of the cost consumer (contract/tenant-bindings.ts), its tenants from the function
  * config when the variable names none; unset: no tenant topics.
  */
-export const readTenantBindings = (env: EnvironmentSource): TenantBindings | undefined => {
+export const readTenantBindings = (
+  env: EnvironmentSource,
+  /** The function's config (lambda/adapters/function-config.ts reads the bundled file); default: FUNCTION_CONFIG. */
+  config: FunctionConfig | undefined = inlineFunctionConfig(env),
+): TenantBindings | undefined => {
   const text = trimmed(env, ENV.tenantBindings);
   if (text === undefined) return undefined;
-  return parseTenantBindingsJson(text, ENV.tenantBindings, readFunctionConfig(env).tenants);
+  return parseTenantBindingsJson(text, ENV.tenantBindings, config?.tenants);
 };
 
 export const readTotalShards = (env: EnvironmentSource): number => {

@@ -8,8 +8,6 @@
  * Two carriers, one content: FUNCTION_CONFIG_FILE names the bundled file (set by lib/); FUNCTION_CONFIG
  * holds the same JSON inline (the local run and tests, which run the handler source without bundling).
  */
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
 import { parseExportSources, type ExportSourceConfig } from './export-sources';
 
 /** The file's name in the function's code directory. */
@@ -58,30 +56,10 @@ export const parseFunctionConfig = (text: string, origin: string): FunctionConfi
   };
 };
 
-const cache = new Map<string, FunctionConfig>();
-
-/**
- * The function's configuration: FUNCTION_CONFIG if set, else the file FUNCTION_CONFIG_FILE names (a
- * relative name is in the code directory, LAMBDA_TASK_ROOT), else empty. Read once per file per container.
- */
-export const readFunctionConfig = (env: Env): FunctionConfig => {
+/** FUNCTION_CONFIG (inline) when set; the bundled file is read by lambda/adapters/function-config.ts. */
+export const inlineFunctionConfig = (env: Env): FunctionConfig | undefined => {
   const inline = env[FUNCTION_CONFIG_ENV]?.trim();
-  if (inline) return parseFunctionConfig(inline, `Environment variable ${FUNCTION_CONFIG_ENV}`);
-  const name = env[FUNCTION_CONFIG_FILE_ENV]?.trim();
-  if (!name) return {};
-  const path = isAbsolute(name) ? name : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), name);
-  const cached = cache.get(path);
-  if (cached) return cached;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(
-      `${FUNCTION_CONFIG_FILE_ENV}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)}); ` +
-        'the function was deployed without its bundled configuration',
-    );
-  }
-  const config = parseFunctionConfig(text, path);
-  cache.set(path, config);
-  return config;
+  return inline
+    ? parseFunctionConfig(inline, `Environment variable ${FUNCTION_CONFIG_ENV}`)
+    : undefined;
 };

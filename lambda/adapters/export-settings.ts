@@ -10,7 +10,7 @@ import {
   type EnvironmentSource,
 } from '../../contract/environment';
 import { DEFAULT_EXPORT_PROVIDER, parseExportSourcesJson } from '../../contract/export-sources';
-import { readFunctionConfig } from '../../contract/function-config';
+import { readFunctionConfig } from './function-config';
 import { exportSource, type ExportSource } from '../core/exports/source';
 import { parseThreshold } from '../core/exports/snapshot';
 

@@ -61,7 +61,8 @@ describe(`${MAX_TENANTS} tenants and ${MAX_EXPORT_SOURCES} export prefixes`, () 
   }));
 
   it('every stack is within every deploy limit', () => {
-    for (const { name, template } of stacks) expect(deployLimitProblems(name, template)).toEqual([]);
+    for (const { name, template } of stacks)
+      expect(deployLimitProblems(name, template)).toEqual([]);
   });
 
   it('spreads the tenants over tenant stacks; the stateless stack does not grow with them', () => {
@@ -114,7 +115,7 @@ describe(`${MAX_TENANTS} tenants and ${MAX_EXPORT_SOURCES} export prefixes`, () 
       `largest role inline policies: ${largestRole} chars`,
       `largest function environment: ${largestEnvironment} bytes`,
     ].join('\n');
-    console.log(report); // eslint-disable-line no-console
+    console.log(report);
     expect(largestEnvironment).toBeLessThan(DEPLOY_LIMITS.lambdaEnvironmentBytes / 2);
   });
 });
