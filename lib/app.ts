@@ -82,7 +82,7 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
       messagingKeyArn: stateful.messagingKey.keyArn,
     });
     // Imports the stateless stack's exports by name: deployed after it.
-    stack.addDependency(stateless);
+    stack.addStackDependency(stateless);
     return stack;
   });
 
