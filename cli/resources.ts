@@ -13,7 +13,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { parseExportSourcesJson, type ExportSourceConfig } from '../contract/export-sources';
-import { STACK_OUTPUTS, streamOutputs, TENANT_TOPICS_OUTPUT } from '../contract/outputs';
+import {
+  STACK_OUTPUTS,
+  streamOutputs,
+  TENANT_STACKS_OUTPUT,
+  TENANT_TOPICS_OUTPUT,
+} from '../contract/outputs';
 import { STREAM_NAMES, type StreamName, isStreamName } from '../contract/streams';
 import { CliError, UsageError } from './errors';
 
@@ -51,7 +56,30 @@ export interface OutputsFile extends DiscoveredOutputs {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const stagePrefix = (name: string): string => name.replace(/-(stateful|stateless)$/, '');
+/** The stage prefix of a stack name (tenant stacks: `…-stateless-tenants-07`). */
+const stagePrefix = (name: string): string =>
+  name.replace(/-(stateful|stateless(-tenants-\d+)?)$/, '');
+
+/**
+ * Outputs of several stacks as one record. Each tenant stack outputs its own tenants' topics under the
+ * same id (TENANT_TOPICS_OUTPUT): those JSON maps are merged, not overwritten.
+ */
+const mergeOutputs = (stacks: Record<string, string>[]): Record<string, string> => {
+  const merged: Record<string, string> = Object.assign({}, ...stacks);
+  const topicMaps = stacks.flatMap((outputs) =>
+    outputs[TENANT_TOPICS_OUTPUT] === undefined ? [] : [outputs[TENANT_TOPICS_OUTPUT]],
+  );
+  if (topicMaps.length > 1) {
+    try {
+      merged[TENANT_TOPICS_OUTPUT] = JSON.stringify(
+        Object.assign({}, ...topicMaps.map((text) => JSON.parse(text) as object)),
+      );
+    } catch {
+      // Left as is: tenantTopicArn reports the output as not JSON.
+    }
+  }
+  return merged;
+};
 
 /** `.local/stack-outputs.json` of the local run: `{ "<stack>": {OutputKey: value}, "endpoints": {…} }`. */
 export const readOutputsFile = (path: string, stack?: string): OutputsFile => {
@@ -84,10 +112,15 @@ export const readOutputsFile = (path: string, stack?: string): OutputsFile => {
       `Outputs file ${path} has no stack ${stack} (it has ${stacks.map(([n]) => n).join(', ') || 'none'}): fix --stack or drop it`,
     );
   }
-  const outputs: Record<string, string> = {};
-  for (const [, values] of wanted)
-    for (const [key, value] of Object.entries(values))
-      if (typeof value === 'string') outputs[key] = value;
+  const outputs = mergeOutputs(
+    wanted.map(([, values]) =>
+      Object.fromEntries(
+        Object.entries(values).filter(
+          (entry): entry is [string, string] => typeof entry[1] === 'string',
+        ),
+      ),
+    ),
+  );
   return { outputs, origin: path, endpoints };
 };
 
@@ -143,6 +176,16 @@ export const describeStackOutputs = async (
     await read(`${name}-stateless`);
     if (found.length === 0) await read(name);
   }
+  // The tenant stacks the stateless stack names (their tenants' topics), read side by side.
+  const tenantStacks = found.flatMap(([, outputs]) => {
+    try {
+      const names: unknown = JSON.parse(outputs[TENANT_STACKS_OUTPUT] ?? '[]');
+      return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
+    } catch {
+      return [];
+    }
+  });
+  await Promise.all(tenantStacks.map(read));
   if (found.length === 0) {
     throw new CliError(
       `Stack ${name} not found in ${await regionOf(cfn)} (tried ${tried.join(', ')}): ` +
@@ -150,8 +193,11 @@ export const describeStackOutputs = async (
     );
   }
   return {
-    outputs: Object.assign({}, ...found.map(([, outputs]) => outputs)) as Record<string, string>,
-    origin: found.map(([stackName]) => stackName).join(' + '),
+    outputs: mergeOutputs(found.map(([, outputs]) => outputs)),
+    origin:
+      found.length > 3
+        ? `${found[0][0]} + ${found.length - 1} more stacks`
+        : found.map(([stackName]) => stackName).join(' + '),
   };
 };
 

@@ -4,6 +4,7 @@
  * the variable). Defaults shared with the CDK configuration live here too.
  */
 
+import { inlineFunctionConfig, type FunctionConfig } from './function-config';
 import { parseTenantBindingsJson, type TenantBindings } from './tenant-bindings';
 
 /** Variable names by the setting they carry. */
@@ -17,6 +18,7 @@ export const ENV = {
   maxConcurrency: 'MAX_CONCURRENCY',
   ledgerTableName: 'LEDGER_TABLE_NAME',
   notificationsTopicArn: 'NOTIFICATIONS_TOPIC_ARN',
+  /** The tenant topics' ARN pattern (+ trusted topic); the tenants themselves are in the function config. */
   tenantBindings: 'TENANT_BINDINGS',
   exportBucketName: 'EXPORT_BUCKET_NAME',
   exportSources: 'EXPORT_SOURCES',
@@ -135,9 +137,19 @@ export const readDeliveryMode = (env: EnvironmentSource): DeliveryMode => {
   return mode;
 };
 
-/** TENANT_BINDINGS of the cost consumer (contract/tenant-bindings.ts); unset: no tenant topics. */
-export const readTenantBindings = (env: EnvironmentSource): TenantBindings | undefined =>
-  parseTenantBindingsJson(trimmed(env, ENV.tenantBindings), ENV.tenantBindings);
+/**
+ * TENANT_BINDINGS of the cost consumer (contract/tenant-bindings.ts), its tenants from the function
+ * config when the variable names none; unset: no tenant topics.
+ */
+export const readTenantBindings = (
+  env: EnvironmentSource,
+  /** The function's config (lambda/adapters/function-config.ts reads the bundled file); default: FUNCTION_CONFIG. */
+  config: FunctionConfig | undefined = inlineFunctionConfig(env),
+): TenantBindings | undefined => {
+  const text = trimmed(env, ENV.tenantBindings);
+  if (text === undefined) return undefined;
+  return parseTenantBindingsJson(text, ENV.tenantBindings, config?.tenants);
+};
 
 export const readTotalShards = (env: EnvironmentSource): number => {
   const shards = readPositiveInteger(env, ENV.totalShards, DEFAULT_TOTAL_SHARDS);

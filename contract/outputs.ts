@@ -75,3 +75,16 @@ export const statelessOutputIds = (): string[] => [
   ...Object.values(EXPORT_DELIVERIES_OUTPUTS),
   ...Object.values(EXPORT_CHUNKS_OUTPUTS),
 ];
+
+/**
+ * Only with `tenants`: the stateless stack's list of its tenant stacks' names, as JSON (each tenant
+ * stack outputs TENANT_TOPICS_OUTPUT for its own tenants; the CLI reads them all).
+ */
+export const TENANT_STACKS_OUTPUT = 'CostEventsTenantStacks';
+
+/** Names of the values the stateless stack exports for its tenant stacks (in every configuration). */
+export const tenantStackImports = (statelessStackName: string) => ({
+  costQueueArn: `${statelessStackName}-cost-queue-arn`,
+  costDlqArn: `${statelessStackName}-cost-dlq-arn`,
+  opsTopicArn: `${statelessStackName}-ops-topic-arn`,
+});

@@ -143,6 +143,8 @@ const stringList = (value: unknown): value is string[] =>
 export const parseTenantBindingsJson = (
   text: string | undefined,
   variable: string,
+  /** The tenants when the text names none (they come from the function config, contract/function-config.ts). */
+  configuredTenants?: unknown,
 ): TenantBindings | undefined => {
   if (text === undefined || text.trim() === '') return undefined;
   const bad = (why: string) => new Error(`Environment variable ${variable} ${why}`);
@@ -152,8 +154,12 @@ export const parseTenantBindingsJson = (
   } catch {
     throw bad('is not JSON');
   }
+  if (isRecord(value) && value.tenants === undefined && configuredTenants !== undefined)
+    value = { ...value, tenants: configuredTenants };
   if (!isRecord(value) || typeof value.topicArnPattern !== 'string' || !isRecord(value.tenants))
-    throw bad('must be {"topicArnPattern", "trustedTopicArn"?, "tenants": {…}}');
+    throw bad(
+      'must be {"topicArnPattern", "trustedTopicArn"?, "tenants"?: {…}}, the tenants here or in the function config',
+    );
   if (!value.topicArnPattern.includes(TENANT_PLACEHOLDER))
     throw bad(`topicArnPattern must contain ${TENANT_PLACEHOLDER}`);
   if (value.trustedTopicArn !== undefined && typeof value.trustedTopicArn !== 'string')

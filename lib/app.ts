@@ -4,6 +4,8 @@ import { BillingDedupConfig, contextOfNode, resolveConfig } from './config';
 import { PROJECT, statefulStackName, statelessStackName } from './naming';
 import { StatefulStack } from './stateful-stack';
 import { StatelessStack } from './stateless-stack';
+import { TenantStack, tenantsByStack } from './tenant-stack';
+import { tenantStackName } from '../contract/tenant-stacks';
 
 const CROSS_STACK_REFERENCES_FLAG = '@aws-cdk/core:defaultCrossStackReferences';
 /** Server access logs delivered through a bucket policy (logging.s3.amazonaws.com), not ACLs. */
@@ -13,6 +15,8 @@ export interface BillingDedupApp {
   readonly config: BillingDedupConfig;
   readonly stateful: StatefulStack;
   readonly stateless: StatelessStack;
+  /** One per group of tenants (lib/tenant-stack.ts); none without `tenants`. */
+  readonly tenantStacks: readonly TenantStack[];
 }
 
 export interface BuildOptions {
@@ -47,8 +51,11 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
     terminationProtection: config.deletionProtection,
   });
 
-  const stateless = new StatelessStack(app, statelessStackName(config.stage), {
-    stackName: statelessStackName(config.stage),
+  const groups = tenantsByStack(config.tenants);
+  const statelessName = statelessStackName(config.stage);
+  const stateless = new StatelessStack(app, statelessName, {
+    stackName: statelessName,
+    tenantStackNames: [...groups.keys()].map((index) => tenantStackName(statelessName, index)),
     description: `billing-dedup ${config.stage}: topics, queues, consumers, alarms, dashboard`,
     env,
     config,
@@ -62,7 +69,24 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
   });
   stateless.addStackDependency(stateful);
 
-  for (const stack of [stateful, stateless] as Stack[]) {
+  const tenantStacks = [...groups].map(([index, tenants]) => {
+    const name = tenantStackName(statelessName, index);
+    const stack = new TenantStack(app, name, {
+      stackName: name,
+      description: `billing-dedup ${config.stage}: cost-events topics, alarms and dashboard of ${tenants.length} tenants`,
+      env,
+      config,
+      index,
+      tenants,
+      statelessStackName: statelessName,
+      messagingKeyArn: stateful.messagingKey.keyArn,
+    });
+    // Imports the stateless stack's exports by name: deployed after it.
+    stack.addStackDependency(stateless);
+    return stack;
+  });
+
+  for (const stack of [stateful, stateless, ...tenantStacks] as Stack[]) {
     Tags.of(stack).add('project', PROJECT);
     Tags.of(stack).add('stage', config.stage);
   }
@@ -71,5 +95,5 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
   // Each NagSuppressions.addResourceSuppressions call must name the rule, the resource,
   // `appliesTo` where the rule supports it, and a specific reason.
   if (options.nag ?? true) Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
-  return { config, stateful, stateless };
+  return { config, stateful, stateless, tenantStacks };
 }

@@ -26,7 +26,7 @@ import {
   parseExportSources,
 } from '../contract/export-sources';
 import { STATELESS_OUTPUTS } from '../contract/outputs';
-import { parseTenants, tenantBindingsOf, type TenantConfig } from '../contract/tenant-bindings';
+import { parseTenants, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThreshold } from '../lambda/core/exports/snapshot';
 import { RESERVED_STAGE_WORDS, reservedWordsIn } from './naming';
 import {
@@ -116,46 +116,35 @@ function checkThreshold(text: string): string | undefined {
 }
 
 /**
- * The list reaches both export functions as one environment variable (EXPORT_SOURCES), and Lambda
- * refuses a function whose environment is over 4 KB in total: leave room for the other variables.
+ * The most export prefixes a stage takes: what test/infra/scale.test.ts synthesizes within every deploy
+ * limit (the list is bundled with the export functions' code, contract/function-config.ts; each prefix
+ * adds one notification rule of the bucket).
  */
-export const EXPORT_SOURCES_MAX_BYTES = 2560;
+export const MAX_EXPORT_SOURCES = 200;
 
-function exportSourcesWithinEnvironmentLimit(value: unknown): ExportSourceConfig[] {
+function exportSourcesWithinCap(value: unknown): ExportSourceConfig[] {
   const sources = parseExportSources(value);
-  const bytes = Buffer.byteLength(JSON.stringify(sources), 'utf8');
-  if (bytes > EXPORT_SOURCES_MAX_BYTES) {
+  if (sources.length > MAX_EXPORT_SOURCES)
     throw new Error(
-      `exportSources: ${bytes} bytes as JSON, over the ${EXPORT_SOURCES_MAX_BYTES} bytes that fit in the export ` +
-        'functions’ environment (Lambda allows 4 KB in total); use shorter prefixes, for example one ' +
-        'prefix per tenant with the exports under it',
+      `exportSources: ${sources.length} prefixes, over the ${MAX_EXPORT_SOURCES} a stage takes; use one prefix ` +
+        'per tenant with its exports under it, or split the tenants across stages',
     );
-  }
   return sources;
 }
 
 /**
- * The cost consumer receives the bindings as one environment variable (TENANT_BINDINGS), and Lambda
- * refuses a function whose environment is over 4 KB in total: leave room for the other variables.
+ * The most tenants a stage takes: what test/infra/scale.test.ts synthesizes within every deploy limit
+ * (their topics, subscriptions and alarms are spread over the tenant stacks, lib/tenant-stack.ts; their
+ * bindings are bundled with the cost consumer's code).
  */
-export const TENANT_BINDINGS_MAX_BYTES = 2048;
-/** A topic ARN pattern at its longest (partition, region and stage at their longest). */
-const TOPIC_ARN_PATTERN_BYTES = 160;
+export const MAX_TENANTS = 1000;
 
-function tenantsWithinEnvironmentLimit(value: unknown): TenantConfig[] {
+function tenantsWithinCap(value: unknown): TenantConfig[] {
   const tenants = parseTenants(value, checkPrincipal);
-  const bindings = tenantBindingsOf(
-    tenants,
-    'x'.repeat(TOPIC_ARN_PATTERN_BYTES),
-    'x'.repeat(TOPIC_ARN_PATTERN_BYTES),
-  );
-  const bytes = Buffer.byteLength(JSON.stringify(bindings), 'utf8');
-  if (bytes > TENANT_BINDINGS_MAX_BYTES) {
+  if (tenants.length > MAX_TENANTS)
     throw new Error(
-      `tenants: ${bytes} bytes as the consumer's bindings, over the ${TENANT_BINDINGS_MAX_BYTES} bytes that fit in ` +
-        'its environment (Lambda allows 4 KB in total); use shorter tenant ids, fewer `sources`, or one stage per group of tenants',
+      `tenants: ${tenants.length} tenants, over the ${MAX_TENANTS} a stage takes; split the tenants across stages`,
     );
-  }
   return tenants;
 }
 
@@ -284,7 +273,7 @@ export const CONFIG_RULES = {
   tenants: rule<readonly TenantConfig[]>({
     parser: jsonValue(
       'JSON list of `{"id", "publishers", "sources"?, "maxEventsPerMinute"?}`: tenant slug, account IDs or role ARNs, source slugs, whole number',
-      tenantsWithinEnvironmentLimit,
+      tenantsWithinCap,
     ),
     default: [],
     doc:
@@ -328,7 +317,7 @@ export const CONFIG_RULES = {
   exportSources: rule<readonly ExportSourceConfig[]>({
     parser: jsonValue(
       'JSON list of `{"tenant", "prefix", "source"?, "precedence"?}`: tenant slug, key prefix ending in `/`, provider slug, export names',
-      exportSourcesWithinEnvironmentLimit,
+      exportSourcesWithinCap,
     ),
     default: [],
     doc:

@@ -93,8 +93,9 @@ export function addExportPipelines(stack: Stack, props: ExportPipelinesProps): E
     dedupTableName: props.dedupTable.tableName,
     ledgerTableName: props.ledgerTable.tableName,
     exportBucketName: props.bucketName,
-    exportSources: JSON.stringify(config.exportSources),
   };
+  // Grows with the prefixes: bundled with the code, not in the 4 KB environment.
+  const bundledConfig = { exportSources: config.exportSources };
   const { logLevel, ...functionDefaults } = props.consumerDefaults;
 
   const plannerTimeout = Duration.seconds(config.exportPlannerTimeoutSeconds);
@@ -113,6 +114,7 @@ export function addExportPipelines(stack: Stack, props: ExportPipelinesProps): E
       description: `billing-dedup ${stage}: export manifests → chunk tasks`,
       entry: exportDeliveries.handlerEntry,
       serviceName: serviceName(stage, exportDeliveries.consumer),
+      bundledConfig,
       environment: {
         ...exportEnvironment,
         exportParquetRowsPerTask: config.exportParquetRowsPerTask,
@@ -143,6 +145,7 @@ export function addExportPipelines(stack: Stack, props: ExportPipelinesProps): E
       description: `billing-dedup ${stage}: export chunk tasks → snapshot totals, diff notifications`,
       entry: exportChunks.handlerEntry,
       serviceName: serviceName(stage, exportChunks.consumer),
+      bundledConfig,
       environment: {
         ...exportEnvironment,
         notificationsTopicArn: props.notificationsTopic.topicArn,

@@ -14,7 +14,8 @@ import {
   STACK_OUTPUTS,
   STATELESS_OUTPUTS,
   streamOutputs,
-  TENANT_TOPICS_OUTPUT,
+  TENANT_STACKS_OUTPUT,
+  tenantStackImports,
 } from '../contract/outputs';
 import { SERVICE_PUBLISHERS, servicePublisher } from '../contract/publishers';
 import {
@@ -26,12 +27,14 @@ import {
 } from '../contract/streams';
 import { BillingDedupConfig } from './config';
 import { AnomalyEventsRule } from './constructs/anomaly-events-rule';
-import { ConsumerAlarms, TenantRateAlarms } from './constructs/consumer-alarms';
+import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { OpsDashboard } from './constructs/ops-dashboard';
 import { PeriodAutoClose } from './constructs/period-auto-close';
 import { QueueConsumer } from './constructs/queue-consumer';
 import { SecureTopic } from './constructs/secure-topic';
-import { TenantTopics } from './constructs/tenant-topics';
+import { tenantTopicArnLike, tenantTopicArnPattern } from './constructs/tenant-topics';
+import { tenantBindingsOf } from '../contract/tenant-bindings';
+import type { FunctionConfig } from '../contract/function-config';
 import { addExportPipelines, type ExportPipelines } from './export-pipelines';
 import { anomalyRuleName, publisherSourceArnLike } from './name-patterns';
 import { messagingName, resourceName, serviceName } from './naming';
@@ -44,6 +47,8 @@ export interface StatelessStackProps extends StackProps {
   readonly messagingKey: kms.IKey;
   /** The CLI reads both stacks' outputs (`--stack`): the DLQ operator role may describe both. */
   readonly statefulStackId: string;
+  /** Names of the stacks holding the tenants' topics, alarms and dashboards (lib/tenant-stack.ts). */
+  readonly tenantStackNames: readonly string[];
   /** The billing export bucket (created by the stateful stack, or configured). */
   readonly exportBucketName: string;
   /** Key of the export objects, if SSE-KMS with a customer managed key. */
@@ -87,6 +92,8 @@ interface ConsumerWiring {
   readonly environment: ConsumerEnvironment;
   /** Permissions beyond those QueueConsumer grants (tables, their key, topics). */
   readonly grant: (role: iam.IRole, stream: StreamName) => void;
+  /** Settings that grow with the configuration, bundled with the code (contract/function-config.ts). */
+  readonly bundledConfig?: FunctionConfig;
 }
 
 /**
@@ -97,8 +104,8 @@ interface ConsumerWiring {
 export class StatelessStack extends Stack {
   /** Each stream's shared topic, by stream name (the cost stream has none with tenants and no trusted topic). */
   readonly streamTopics: Readonly<Partial<Record<StreamName, sns.Topic>>>;
-  /** With `tenants`: one cost-events topic per tenant (docs/threat-model.md). */
-  readonly tenantTopics?: TenantTopics;
+  /** With `tenants`: the ArnLike pattern of the tenant topics (they live in the tenant stacks). */
+  readonly tenantTopicArnLike?: string;
   readonly notificationsTopic: sns.Topic;
   readonly opsTopic: sns.Topic;
   /** Each stream's queue + DLQ + consumer, in STREAM_DEFINITIONS order. */
@@ -137,12 +144,7 @@ export class StatelessStack extends Stack {
     }
     this.streamTopics = streamTopics;
     if (config.tenants.length > 0)
-      this.tenantTopics = new TenantTopics(this, 'CostEventsTenants', {
-        stage,
-        fifo: config.costStreamKind === 'fifo',
-        masterKey: messagingKey,
-        tenants: config.tenants,
-      });
+      this.tenantTopicArnLike = tenantTopicArnLike(this, stage, config.costStreamKind === 'fifo');
     this.notificationsTopic = new SecureTopic(this, 'Notifications', {
       topicName: messagingName(stage, 'notifications', false),
       displayName: `billing-dedup ${stage} notifications`,
@@ -206,16 +208,16 @@ export class StatelessStack extends Stack {
 
     this.pipelines = STREAM_DEFINITIONS.map((stream) => {
       const { fifo } = topicWiringOf(stream.name, config);
-      const { description, environment, grant } = this.consumerWiringOf(stream.name, props);
+      const { description, environment, grant, bundledConfig } = this.consumerWiringOf(
+        stream.name,
+        props,
+      );
       const pipeline = new QueueConsumer(this, `${stream.outputPrefix}Pipeline`, {
         ...common,
         streamName: stream.name,
         topic: streamTopics[stream.name],
-        ...(stream.name === COST_STREAM && this.tenantTopics
-          ? {
-              tenantTopics: this.tenantTopics.topics,
-              tenantTopicArnLike: this.tenantTopics.topicArnLike,
-            }
+        ...(stream.name === COST_STREAM && this.tenantTopicArnLike
+          ? { tenantTopicArnLike: this.tenantTopicArnLike }
           : {}),
         fifo,
         queueName: messagingName(stage, stream.name, fifo),
@@ -225,6 +227,7 @@ export class StatelessStack extends Stack {
           description: `billing-dedup ${stage}: ${description}`,
           entry: stream.handlerEntry,
           serviceName: serviceName(stage, stream.consumer),
+          ...(bundledConfig ? { bundledConfig } : {}),
           environment: { dedupTableName: props.dedupTable.tableName, ...environment },
         },
       });
@@ -275,16 +278,6 @@ export class StatelessStack extends Stack {
       });
       this.alarms.push(autoClose.alarm);
     }
-    if (this.tenantTopics) {
-      const costPipeline = this.pipelines[STREAM_NAMES.indexOf(COST_STREAM)];
-      const rates = new TenantRateAlarms(this, 'TenantRateAlarms', {
-        serviceName: costPipeline.serviceName,
-        tenants: config.tenants,
-        namePrefix: resourceName(stage, COST_STREAM),
-        opsTopic: this.opsTopic,
-      });
-      this.alarms.push(...rates.alarms);
-    }
     // By name pattern, not by ARN: one ARN per alarm would grow the topic policy with every tenant.
     opsTopic.allowServicePublisher({
       service: SERVICE_PUBLISHERS.cloudWatchAlarms.principal,
@@ -298,15 +291,8 @@ export class StatelessStack extends Stack {
       dashboardName: resourceName(stage, 'operations'),
       pipelines: allPipelines,
       alarms: this.alarms,
-      ...(this.tenantTopics
-        ? {
-            tenantRates: {
-              serviceName: this.pipelines[STREAM_NAMES.indexOf(COST_STREAM)].serviceName,
-              tenants: config.tenants,
-            },
-          }
-        : {}),
     });
+    this.exportForTenantStacks();
 
     // ---------------- outputs (stable ids, no exports: tools read them by stack name) ----------------
     const out = (id: string, value: string, description: string) =>
@@ -372,11 +358,11 @@ export class StatelessStack extends Stack {
       'Subscribe here to receive one notification per alert',
     );
     out(STATELESS_OUTPUTS.opsTopicArn, this.opsTopic.topicArn, 'Alarm notifications');
-    if (this.tenantTopics)
+    if (props.tenantStackNames.length > 0)
       out(
-        TENANT_TOPICS_OUTPUT,
-        this.tenantTopics.topicArnsJson(),
-        'Each tenant’s cost-events topic, as JSON (billing-dedup publish --tenant)',
+        TENANT_STACKS_OUTPUT,
+        JSON.stringify(props.tenantStackNames),
+        'The stacks of the tenants’ cost-events topics, as JSON (billing-dedup publish --tenant reads their outputs)',
       );
     out(
       STATELESS_OUTPUTS.dlqOperatorRoleArn,
@@ -390,6 +376,19 @@ export class StatelessStack extends Stack {
     );
   }
 
+  /**
+   * What the tenant stacks import, exported in every configuration (also without tenants): CloudFormation
+   * refuses to remove an export a deployed stack imports, and a tenant stack stays deployed until it is
+   * destroyed, whatever the configuration says.
+   */
+  private exportForTenantStacks(): void {
+    const names = tenantStackImports(this.stackName);
+    const cost = this.pipelines[STREAM_NAMES.indexOf(COST_STREAM)];
+    this.exportValue(cost.queue.queueArn, { name: names.costQueueArn });
+    this.exportValue(cost.deadLetterQueue.queueArn, { name: names.costDlqArn });
+    this.exportValue(this.opsTopic.topicArn, { name: names.opsTopicArn });
+  }
+
   private consumerWiringOf(stream: StreamName, props: StatelessStackProps): ConsumerWiring {
     switch (stream) {
       case COST_STREAM:
@@ -397,16 +396,27 @@ export class StatelessStack extends Stack {
           description: 'cost events → ledger, exactly once',
           environment: {
             ledgerTableName: props.ledgerTable.tableName,
-            ...(this.tenantTopics
+            ...(props.config.tenants.length > 0
               ? {
-                  tenantBindings: this.tenantTopics.bindingsJson(
-                    this.streamTopics[COST_STREAM]?.topicArn,
-                  ),
+                  // The pattern only: the tenants (they grow) are in the bundled config below.
+                  tenantBindings: this.toJsonString({
+                    topicArnPattern: tenantTopicArnPattern(
+                      this,
+                      props.config.stage,
+                      props.config.costStreamKind === 'fifo',
+                    ),
+                    ...(this.streamTopics[COST_STREAM]
+                      ? { trustedTopicArn: this.streamTopics[COST_STREAM].topicArn }
+                      : {}),
+                  }),
                 }
               : {}),
             totalShards: props.config.totalShards,
             lateChargePolicy: props.config.lateChargePolicy,
           },
+          ...(props.config.tenants.length > 0
+            ? { bundledConfig: { tenants: tenantBindingsOf(props.config.tenants, '').tenants } }
+            : {}),
           grant: (role) => {
             allowTable(role, 'LedgerTableAccess', props.ledgerTable, [
               'dynamodb:BatchGetItem',

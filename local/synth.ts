@@ -7,7 +7,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, CfnElement, Stack } from 'aws-cdk-lib';
+import { FUNCTION_CONFIG_ENV } from '../contract/function-config';
+import { ConsumerFunction } from '../lib/constructs/consumer-function';
 import { buildApp } from '../lib/app';
 import { ConfigError } from '../lib/config';
 import { InvariantError } from '../lib/invariants';
@@ -28,7 +30,28 @@ export interface CfnTemplate {
 export interface SynthesizedStack {
   stackName: string;
   template: CfnTemplate;
+  /**
+   * Function logical id → the configuration bundled with its code (contract/function-config.ts). The
+   * local run does not bundle: it hands the same JSON to the handler as FUNCTION_CONFIG.
+   */
+  functionConfigs?: Record<string, Record<string, string>>;
 }
+
+/** Each function's bundled configuration, as the extra environment the local run gives its handler. */
+const functionConfigsOf = (app: App): Map<string, Record<string, Record<string, string>>> => {
+  const byStack = new Map<string, Record<string, Record<string, string>>>();
+  for (const node of app.node.findAll()) {
+    if (!(node instanceof ConsumerFunction) || node.bundledConfig === undefined) continue;
+    const stack = Stack.of(node);
+    const logicalId = stack.resolve(
+      stack.getLogicalId(node.fn.node.defaultChild as CfnElement),
+    ) as string;
+    const configs = byStack.get(stack.stackName) ?? {};
+    configs[logicalId] = { [FUNCTION_CONFIG_ENV]: node.bundledConfig };
+    byStack.set(stack.stackName, configs);
+  }
+  return byStack;
+};
 
 /** Configuration the app refused (ConfigError / InvariantError): a usage error of the local run. */
 export class LocalConfigError extends Error {
@@ -65,8 +88,10 @@ export const synthesize = (context: Record<string, unknown> = {}): SynthesizedSt
       throw error;
     }
     const assembly = app.synth();
+    const configs = functionConfigsOf(app);
     return assembly.stacks.map((stack) => ({
       stackName: stack.stackName,
+      functionConfigs: configs.get(stack.stackName) ?? {},
       template: JSON.parse(
         readFileSync(path.join(assembly.directory, stack.templateFile), 'utf8'),
       ) as CfnTemplate,

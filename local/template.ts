@@ -488,9 +488,13 @@ export const buildPlan = (stacks: SynthesizedStack[], options: PlanOptions): Loc
           handler: String(props.Handler ?? ''),
           timeoutSeconds: asNumber(props.Timeout, 3),
           memoryMb: asNumber(props.MemorySize, 128),
-          environment: Object.fromEntries(
-            Object.entries(variables).map(([name, value]) => [name, String(value)]),
-          ),
+          environment: {
+            ...Object.fromEntries(
+              Object.entries(variables).map(([name, value]) => [name, String(value)]),
+            ),
+            // What the deployed function reads from its bundled file (contract/function-config.ts).
+            ...stacks.find((stack) => stack.stackName === stackName)?.functionConfigs?.[logicalId],
+          },
         });
         break;
       }

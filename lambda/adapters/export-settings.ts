@@ -10,6 +10,7 @@ import {
   type EnvironmentSource,
 } from '../../contract/environment';
 import { DEFAULT_EXPORT_PROVIDER, parseExportSourcesJson } from '../../contract/export-sources';
+import { readFunctionConfig } from './function-config';
 import { exportSource, type ExportSource } from '../core/exports/source';
 import { parseThreshold } from '../core/exports/snapshot';
 
@@ -23,12 +24,15 @@ export interface ExportSettings {
 
 export const exportSettings = (env: EnvironmentSource): ExportSettings => {
   const bucket = readRequired(env, ENV.exportBucketName);
+  // EXPORT_SOURCES (older deployments, tests) or the bundled function config (contract/function-config.ts).
+  const inline = readOptional(env, ENV.exportSources);
   let configured;
   try {
-    configured = parseExportSourcesJson(readOptional(env, ENV.exportSources));
+    configured = inline !== undefined ? parseExportSourcesJson(inline) : undefined;
   } catch (error) {
     throw new Error(`Environment variable ${ENV.exportSources}: ${(error as Error).message}`);
   }
+  configured ??= readFunctionConfig(env).exportSources ?? [];
   return {
     bucket,
     sources: configured.map((source) =>

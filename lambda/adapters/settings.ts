@@ -9,7 +9,10 @@ import {
   readPositiveInteger,
   readQueueKind,
   readRequired,
+  readTenantBindings,
 } from '../../contract/environment';
+import type { TenantBindings } from '../../contract/tenant-bindings';
+import { readFunctionConfig } from './function-config';
 
 /** Function settings from environment variables, read once per container, with errors that name the variable. */
 export interface ConsumerSettings {
@@ -46,3 +49,7 @@ export const ledgerTableName = (env: EnvironmentSource): string =>
 /** NOTIFICATIONS_TOPIC_ARN of the alert consumer. */
 export const notificationsTopicArn = (env: EnvironmentSource): string =>
   readRequired(env, ENV.notificationsTopicArn);
+
+/** The cost consumer's tenant bindings: the topic pattern from TENANT_BINDINGS, the tenants from the function config. */
+export const tenantBindings = (env: EnvironmentSource): TenantBindings | undefined =>
+  readTenantBindings(env, readFunctionConfig(env));

@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
-import { ENV, readTenantBindings } from '../../contract/environment';
+import { ENV } from '../../contract/environment';
+import { tenantBindings } from './settings';
 import type { TenantBindings } from '../../contract/tenant-bindings';
 import {
   ACCEPTED_METRIC,
@@ -28,7 +29,7 @@ export const createTelemetry = (env: NodeJS.ProcessEnv = process.env): Telemetry
     namespace: env[ENV.metricsNamespace] ?? METRIC_NAMESPACE,
     serviceName: env[ENV.serviceName],
   }),
-  scopes: acceptedScopesOf(readTenantBindings(env)),
+  scopes: acceptedScopesOf(tenantBindings(env)),
 });
 
 /**

@@ -1,14 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import {
-  readLateChargePolicy,
-  readTenantBindings,
-  readTotalShards,
-} from '../../contract/environment';
+import { readLateChargePolicy, readTotalShards } from '../../contract/environment';
 import { DynamoLedger } from '../adapters/dynamo-ledger';
 import { DynamoPeriods } from '../adapters/dynamo-periods';
-import { ledgerTableName } from '../adapters/settings';
+import { ledgerTableName, tenantBindings } from '../adapters/settings';
 import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
 import { LossRate } from '../core/group-size';
@@ -28,7 +24,7 @@ export const createCostLedgerHandler = (
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
   const wiring = wireConsumer(env, clients);
   const { settings, deadLetters } = wiring;
-  const tenants = new TenantRouter(readTenantBindings(env));
+  const tenants = new TenantRouter(tenantBindings(env));
   const totalShards = readTotalShards(env);
   const lateChargePolicy = readLateChargePolicy(env);
   const ledger = new DynamoLedger({

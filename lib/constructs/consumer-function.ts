@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -5,6 +8,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import {
+  FUNCTION_CONFIG_FILE_ENV,
+  FUNCTION_CONFIG_FILE_NAME,
+  type FunctionConfig,
+} from '../../contract/function-config';
 
 /** Repository root (this file lives in lib/constructs/). */
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
@@ -51,6 +59,24 @@ export interface ConsumerFunctionProps {
   readonly logRemovalPolicy: RemovalPolicy;
   readonly environment: Record<string, string>;
   readonly description?: string;
+  /**
+   * Configuration that grows with tenants / export prefixes, bundled as a file next to the code
+   * (contract/function-config.ts) instead of the 4 KB environment. Must hold no CDK tokens.
+   */
+  readonly bundledConfig?: FunctionConfig;
+}
+
+/**
+ * Writes `text` to a content-addressed file and returns the shell command that copies it into the
+ * bundle. The copy runs after esbuild, so the asset hash (of the bundle output) covers the file: a
+ * configuration change redeploys the function.
+ */
+function copyIntoBundle(text: string, outputDir: string): string[] {
+  const directory = path.join(tmpdir(), 'billing-dedup-function-config');
+  mkdirSync(directory, { recursive: true });
+  const file = path.join(directory, `${createHash('sha256').update(text).digest('hex')}.json`);
+  writeFileSync(file, text);
+  return [`cp "${file}" "${path.join(outputDir, FUNCTION_CONFIG_FILE_NAME)}"`];
 }
 
 /**
@@ -63,9 +89,19 @@ export class ConsumerFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
+  /** The bundled configuration as JSON text (the local run hands it to the handler inline). */
+  readonly bundledConfig?: string;
 
   constructor(scope: Construct, id: string, props: ConsumerFunctionProps) {
     super(scope, id);
+
+    const configText =
+      props.bundledConfig === undefined ? undefined : JSON.stringify(props.bundledConfig);
+    if (configText !== undefined && /\$\{Token\[/.test(configText))
+      throw new Error(
+        `${props.functionName}: bundledConfig cannot hold deploy-time values (tokens)`,
+      );
+    this.bundledConfig = configText;
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention,
@@ -94,6 +130,9 @@ export class ConsumerFunction extends Construct {
       environment: {
         NODE_OPTIONS: CONSUMER_NODE_OPTIONS,
         ...props.environment,
+        ...(configText !== undefined
+          ? { [FUNCTION_CONFIG_FILE_ENV]: FUNCTION_CONFIG_FILE_NAME }
+          : {}),
       },
       bundling: {
         ...(CONSUMER_BUNDLE.format === 'esm'
@@ -109,6 +148,16 @@ export class ConsumerFunction extends Construct {
           ? { bundleAwsSDK: true }
           : { externalModules: ['@aws-sdk/*'] }),
         forceDockerBundling: false,
+        ...(configText !== undefined
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_input: string, outputDir: string) =>
+                  copyIntoBundle(configText, outputDir),
+              },
+            }
+          : {}),
       },
     });
   }

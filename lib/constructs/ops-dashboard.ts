@@ -11,11 +11,6 @@ export interface OpsDashboardProps {
   readonly dashboardName: string;
   readonly pipelines: readonly QueueConsumer[];
   readonly alarms: readonly cloudwatch.IAlarm[];
-  /** One row per tenant with a topic of its own: accepted events against their expected band, by source. */
-  readonly tenantRates?: {
-    readonly serviceName: string;
-    readonly tenants: readonly TenantConfig[];
-  };
 }
 
 /** One dashboard per stage: alarm status, then one row block per stream. */
@@ -89,51 +84,57 @@ export class OpsDashboard extends Construct {
         }),
       );
     }
-    if (props.tenantRates)
-      this.addTenantRows(props.tenantRates.serviceName, props.tenantRates.tenants);
   }
+}
 
-  private addTenantRows(serviceName: string, tenants: readonly TenantConfig[]): void {
-    const period = Duration.minutes(5);
-    for (const tenant of tenants) {
-      const accepted = acceptedMetric(serviceName, tenant.id, period);
-      const ceiling = tenant.maxEventsPerMinute;
-      this.dashboard.addWidgets(
-        new cloudwatch.GraphWidget({
-          title: `tenant ${tenant.id}: accepted events (5 min) and expected band`,
-          left: [
-            accepted.with({ label: 'accepted' }),
-            new cloudwatch.MathExpression({
-              expression: `ANOMALY_DETECTION_BAND(m1, ${TENANT_RATE_STD_DEVS})`,
-              usingMetrics: { m1: accepted },
-              label: 'expected band',
-              period,
-            }),
-          ],
-          ...(ceiling !== undefined
-            ? {
-                leftAnnotations: [
-                  { value: ceiling * period.toMinutes(), label: `ceiling ${ceiling}/min × 5` },
-                ],
-              }
-            : {}),
-          width: 14,
-        }),
-        new cloudwatch.GraphWidget({
-          title: `tenant ${tenant.id}: accepted by source`,
-          left: [
-            new cloudwatch.MathExpression({
-              expression:
-                `SEARCH('{${METRIC_NAMESPACE},service,source,tenant} MetricName="${ACCEPTED_METRIC}" ` +
-                `service="${serviceName}" tenant="${tenant.id}"', 'Sum', ${period.toSeconds()})`,
-              label: '',
-              period,
-            }),
-          ],
-          stacked: true,
-          width: 10,
-        }),
-      );
-    }
+/**
+ * One row per tenant with a topic of its own: accepted events against their expected band, by source
+ * (each tenant stack's dashboard, lib/tenant-stack.ts).
+ */
+export function addTenantRateRows(
+  dashboard: cloudwatch.Dashboard,
+  serviceName: string,
+  tenants: readonly TenantConfig[],
+): void {
+  const period = Duration.minutes(5);
+  for (const tenant of tenants) {
+    const accepted = acceptedMetric(serviceName, tenant.id, period);
+    const ceiling = tenant.maxEventsPerMinute;
+    dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: `tenant ${tenant.id}: accepted events (5 min) and expected band`,
+        left: [
+          accepted.with({ label: 'accepted' }),
+          new cloudwatch.MathExpression({
+            expression: `ANOMALY_DETECTION_BAND(m1, ${TENANT_RATE_STD_DEVS})`,
+            usingMetrics: { m1: accepted },
+            label: 'expected band',
+            period,
+          }),
+        ],
+        ...(ceiling !== undefined
+          ? {
+              leftAnnotations: [
+                { value: ceiling * period.toMinutes(), label: `ceiling ${ceiling}/min × 5` },
+              ],
+            }
+          : {}),
+        width: 14,
+      }),
+      new cloudwatch.GraphWidget({
+        title: `tenant ${tenant.id}: accepted by source`,
+        left: [
+          new cloudwatch.MathExpression({
+            expression:
+              `SEARCH('{${METRIC_NAMESPACE},service,source,tenant} MetricName="${ACCEPTED_METRIC}" ` +
+              `service="${serviceName}" tenant="${tenant.id}"', 'Sum', ${period.toSeconds()})`,
+            label: '',
+            period,
+          }),
+        ],
+        stacked: true,
+        width: 10,
+      }),
+    );
   }
 }

@@ -18,12 +18,6 @@ import {
 } from '../invariants';
 import { ConsumerFunction, ConsumerFunctionProps } from './consumer-function';
 
-/** A topic whose every message belongs to `tenant`. */
-export interface TenantTopic {
-  readonly tenant: string;
-  readonly topic: sns.ITopic;
-}
-
 /** A message stream's or an export queue's name (STREAM_NAME). */
 export type PipelineName = StreamName | ExportStreamDefinition['name'];
 
@@ -33,14 +27,11 @@ export interface QueueConsumerProps {
   /** Topic feeding the queue (raw message delivery); omitted for a queue fed by `producerRoleArns`. */
   readonly topic?: sns.ITopic;
   /**
-   * Topics bound to one tenant each (docs/threat-model.md). With any, every subscription of the queue
-   * (`topic`'s too) delivers the SNS envelope instead of the raw message, so that each record names the
-   * topic it came from (DELIVERY_MODE=envelope).
-   */
-  readonly tenantTopics?: readonly TenantTopic[];
-  /**
-   * With `tenantTopics`: an ARN pattern (ArnLike) matching every tenant topic and nothing else of this
-   * or another stage. The queue policies admit the topics by it, so they do not grow with tenants.
+   * With tenant topics (docs/threat-model.md; they live in the tenant stacks, lib/tenant-stack.ts): an ARN
+   * pattern (ArnLike) matching every tenant topic and nothing else of this or another stage. The queue
+   * policies admit the topics by it, so they do not grow with tenants; and every subscription of the
+   * queue (`topic`'s too) delivers the SNS envelope instead of the raw message, so that each record names
+   * the topic it came from (DELIVERY_MODE=envelope).
    */
   readonly tenantTopicArnLike?: string;
   /** Roles of this app that send into the source queue themselves (e.g. the export planner). */
@@ -111,12 +102,7 @@ export class QueueConsumer extends Construct {
 
     // ---- invariants (throw before anything is built) ----
     const batchingWindowSeconds = props.fifo ? 0 : props.maxBatchingWindow.toSeconds();
-    const tenantTopics = props.tenantTopics ?? [];
-    for (const topic of [
-      ...(props.topic ? [props.topic] : []),
-      ...tenantTopics.map((t) => t.topic),
-    ])
-      checkTopicFeedsQueue({ topicFifo: topic.fifo, queueFifo: props.fifo });
+    if (props.topic) checkTopicFeedsQueue({ topicFifo: props.topic.fifo, queueFifo: props.fifo });
     if (props.deadLetterQueue)
       checkDlqKind({ queueFifo: props.fifo, dlqFifo: props.deadLetterQueue.fifo });
     checkDedupTtl({
@@ -185,19 +171,15 @@ export class QueueConsumer extends Construct {
     });
 
     // ---- SNS → SQS (raw delivery unless tenant-bound; messages SNS cannot deliver land in the DLQ) ----
-    const rawMessageDelivery = tenantTopics.length === 0;
+    const tenantTopicArnLike = props.tenantTopicArnLike;
+    const rawMessageDelivery = tenantTopicArnLike === undefined;
     props.topic?.addSubscription(
       new subs.SqsSubscription(this.queue, {
         rawMessageDelivery,
         deadLetterQueue: this.deadLetterQueue,
       }),
     );
-    const tenantTopicArnLike = props.tenantTopicArnLike;
-    if (tenantTopics.length > 0) {
-      if (!tenantTopicArnLike)
-        throw new Error(`${props.streamName}: tenantTopics need tenantTopicArnLike`);
-      this.subscribeTenantTopics(tenantTopics, tenantTopicArnLike);
-    }
+    if (tenantTopicArnLike) this.admitTenantTopics(tenantTopicArnLike);
 
     // ---- consumer ----
     const { serviceName, logLevel, environment, ...fnProps } = props.consumer;
@@ -240,7 +222,7 @@ export class QueueConsumer extends Construct {
     ]);
 
     const topicArns = props.topic ? [props.topic.topicArn] : [];
-    const topicArnLike = tenantTopics.length > 0 && tenantTopicArnLike ? [tenantTopicArnLike] : [];
+    const topicArnLike = tenantTopicArnLike ? [tenantTopicArnLike] : [];
     denyDirectSends({
       queue: this.queue,
       exceptSourceArns: [...topicArns, this.deadLetterQueue.queueArn],
@@ -265,13 +247,13 @@ export class QueueConsumer extends Construct {
   }
 
   /**
-   * Envelope subscriptions of the tenant topics. A queue policy holds at most 20 statements and 8 KB, so
-   * instead of one statement per subscription (what SqsSubscription adds) one statement on the queue and
-   * one on the DLQ let SNS deliver from the tenant topics' name pattern: the size stays the same
-   * whatever the number of tenants. A topic of that name that is no configured tenant's is refused by
-   * the consumer (its TENANT_BINDINGS), never booked.
+   * Admission of the tenant topics' envelope deliveries. A queue policy holds at most 20 statements and
+   * 8 KB, so instead of one statement per subscription (what SqsSubscription adds) one statement on the
+   * queue and one on the DLQ let SNS deliver from the tenant topics' name pattern: the size stays the
+   * same whatever the number of tenants. The subscriptions themselves live in the tenant stacks. A topic
+   * of that name that is no configured tenant's is refused by the consumer (its tenant bindings), never booked.
    */
-  private subscribeTenantTopics(topics: readonly TenantTopic[], topicArnLike: string): void {
+  private admitTenantTopics(topicArnLike: string): void {
     const fromTopics = (queue: sqs.IQueue, sid: string) =>
       queue.addToResourcePolicy(
         new iam.PolicyStatement({
@@ -284,18 +266,6 @@ export class QueueConsumer extends Construct {
       );
     fromTopics(this.queue, 'AllowTenantTopicDeliveries');
     fromTopics(this.deadLetterQueue, 'AllowTenantTopicUndeliverable');
-    const tenantSubscriptions = new Construct(this, 'TenantSubscriptions');
-    for (const { tenant, topic } of topics) {
-      const subscription = new sns.CfnSubscription(tenantSubscriptions, tenant, {
-        topicArn: topic.topicArn,
-        protocol: sns.SubscriptionProtocol.SQS,
-        endpoint: this.queue.queueArn,
-        rawMessageDelivery: false,
-        redrivePolicy: { deadLetterTargetArn: this.deadLetterQueue.queueArn },
-      });
-      // SNS confirms an SQS subscription by delivering to it: the queue must admit the topic first.
-      subscription.node.addDependency(this.queue.node.findChild('Policy'));
-    }
   }
 }
 

@@ -210,3 +210,58 @@ describe('--outputs-file (the local run)', () => {
     expect(result.stderr).toMatch(/no SNS endpoint.*npm start -- --input FILE/);
   });
 });
+
+describe('tenant stacks (their tenants’ cost-events topics)', () => {
+  const topic = (tenant: string) =>
+    `arn:aws:sns:eu-west-1:123456789012:billing-dedup-prod-cost-events-${tenant}.fifo`;
+  const tenantStacks: Record<string, Record<string, string>> = {
+    'billing-dedup-prod-stateful': { LedgerTableName: 'ledger' },
+    'billing-dedup-prod-stateless': {
+      CostEventsTenantStacks: JSON.stringify([
+        'billing-dedup-prod-stateless-tenants-03',
+        'billing-dedup-prod-stateless-tenants-17',
+      ]),
+    },
+    'billing-dedup-prod-stateless-tenants-03': {
+      CostEventsTenantTopicArns: JSON.stringify({ acme: topic('acme') }),
+    },
+    'billing-dedup-prod-stateless-tenants-17': {
+      CostEventsTenantTopicArns: JSON.stringify({ globex: topic('globex') }),
+    },
+  };
+
+  it('--stack reads the tenant stacks the stateless stack names, and merges their topics', async () => {
+    cfnMock.on(DescribeStacksCommand).callsFake((input: { StackName?: string }) => {
+      const outputs = tenantStacks[input.StackName ?? ''];
+      if (!outputs) throw notFound(input.StackName ?? '');
+      return {
+        Stacks: [
+          {
+            StackName: input.StackName,
+            StackStatus: 'UPDATE_COMPLETE',
+            CreationTime: new Date(0),
+            Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
+              OutputKey,
+              OutputValue,
+            })),
+          },
+        ],
+      };
+    });
+    const found = await describeStackOutputs(cloudformation, 'billing-dedup-prod');
+    expect(describedNames().sort()).toEqual(Object.keys(tenantStacks).sort());
+    expect(JSON.parse(found.outputs.CostEventsTenantTopicArns)).toEqual({
+      acme: topic('acme'),
+      globex: topic('globex'),
+    });
+  });
+
+  it('the local outputs file: every tenant stack of the stage, topics merged', () => {
+    const file = writeTemp('tenant-outputs.json', JSON.stringify(tenantStacks));
+    const found = readOutputsFile(file, 'billing-dedup-prod');
+    expect(JSON.parse(found.outputs.CostEventsTenantTopicArns)).toEqual({
+      acme: topic('acme'),
+      globex: topic('globex'),
+    });
+  });
+});

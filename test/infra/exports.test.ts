@@ -255,10 +255,16 @@ describe('export bucket (stateful stack, created)', () => {
   });
 });
 
+/** The configuration bundled with an export function's code (contract/function-config.ts). */
+const bundledConfigOf = (s: Synthesized, stream: 'deliveries' | 'chunks') =>
+  JSON.parse(s.stateless.exports[stream].consumer.bundledConfig as string);
+
 describe('export pipeline (stateless stack, two sources)', () => {
   let t: Template;
+  let synthesized: Synthesized;
   beforeAll(() => {
-    t = synth({ exportSources: SOURCES }).statelessTemplate;
+    synthesized = synth({ exportSources: SOURCES });
+    t = synthesized.statelessTemplate;
   });
 
   it('outputs the bucket name (created by the stateful stack)', () => {
@@ -412,7 +418,7 @@ describe('export pipeline (stateless stack, two sources)', () => {
     const env = envOf(t, 'billing-dedup-dev-export-planner');
     expect(env).toMatchObject({
       [ENV.streamName]: 'export-deliveries',
-      [ENV.exportSources]: JSON.stringify(SOURCES),
+      FUNCTION_CONFIG_FILE: 'billing-dedup-config.json',
       [ENV.exportParquetRowsPerTask]: '200000',
       [ENV.chunkQueueUrl]: { Ref: queueByName(t, 'billing-dedup-dev-export-chunks').id },
       [ENV.deliveryMode]: 'raw',
@@ -422,13 +428,16 @@ describe('export pipeline (stateless stack, two sources)', () => {
     expect(importOf(env[ENV.ledgerTableName])).toMatch(/RefLedgerTable/);
     expect(importOf(env[ENV.dedupTableName])).toMatch(/RefDedupTable/);
     expect(env[ENV.notificationsTopicArn]).toBeUndefined();
+    // The prefixes grow with tenants: bundled with the code, not in the 4 KB environment.
+    expect(env[ENV.exportSources]).toBeUndefined();
+    expect(bundledConfigOf(synthesized, 'deliveries')).toEqual({ exportSources: SOURCES });
   });
 
   it('chunk worker environment', () => {
     const env = envOf(t, 'billing-dedup-dev-export-chunk');
     expect(env).toMatchObject({
       [ENV.streamName]: 'export-chunks',
-      [ENV.exportSources]: JSON.stringify(SOURCES),
+      FUNCTION_CONFIG_FILE: 'billing-dedup-config.json',
       [ENV.exportDiffThreshold]: '1',
       [ENV.exportCsvSubchunkRows]: '50000',
       // The worker fails the execution of a task on the receive SQS would dead-letter it after.
@@ -545,8 +554,10 @@ describe('export pipeline (stateless stack, two sources)', () => {
 
 describe('export pipeline without sources', () => {
   let t: Template;
+  let synthesized: Synthesized;
   beforeAll(() => {
-    t = synth().statelessTemplate;
+    synthesized = synth();
+    t = synthesized.statelessTemplate;
   });
 
   it('still notifies every manifest of the bucket, so the planner can reject it naming exportSources', () => {
@@ -559,8 +570,9 @@ describe('export pipeline without sources', () => {
     for (const name of ['billing-dedup-dev-export-planner', 'billing-dedup-dev-export-chunk']) {
       const st = policyOf(t, roleIdOf(t, name));
       expect(st.some((x) => actionsOf(x).some((a) => a.startsWith('s3:')))).toBe(false);
-      expect(envOf(t, name)[ENV.exportSources]).toBe('[]');
     }
+    for (const stream of ['deliveries', 'chunks'] as const)
+      expect(bundledConfigOf(synthesized, stream)).toEqual({ exportSources: [] });
   });
 });
 
@@ -699,12 +711,12 @@ describe('export configuration errors name the key and the fix', () => {
     ],
     [
       {
-        exportSources: Array.from({ length: 60 }, (_, i) => ({
+        exportSources: Array.from({ length: 201 }, (_, i) => ({
           tenant: `tenant-${i}`,
           prefix: `billing/exports/tenant-${i}/`,
         })),
       },
-      'use shorter prefixes',
+      'exportSources: 201 prefixes, over the 200 a stage takes',
     ],
     [{ exportBucketName: 'Finops_Exports' }, 'exportBucketName: must be an S3 bucket name'],
     [

@@ -14,6 +14,8 @@ export interface Synthesized extends BillingDedupApp {
   readonly app: App;
   readonly statefulTemplate: Template;
   readonly statelessTemplate: Template;
+  /** Every tenant stack's resources in one template (outputs left out: each stack has its own). */
+  readonly tenantsTemplate: Template;
 }
 
 /** Build the whole app the way bin/billing-dedup.ts does, with extra context. */
@@ -32,6 +34,12 @@ export function synth(
     ...built,
     statefulTemplate: Template.fromStack(built.stateful),
     statelessTemplate: Template.fromStack(built.stateless),
+    tenantsTemplate: Template.fromJSON({
+      Resources: Object.assign(
+        {},
+        ...built.tenantStacks.map((stack) => Template.fromStack(stack).toJSON().Resources),
+      ),
+    }),
   };
 }
 

@@ -6,7 +6,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SynthesisMessage } from 'aws-cdk-lib/cx-api';
-import { TENANT_TOPICS_OUTPUT } from '../../contract/outputs';
+import { TENANT_STACKS_OUTPUT, TENANT_TOPICS_OUTPUT } from '../../contract/outputs';
 import { ConfigError } from '../../lib/config';
 import { synth, type Synthesized } from './helpers';
 
@@ -50,9 +50,12 @@ const costConsumerEnv = (template: Template): Json => {
 describe('tenant topics', () => {
   let s: Synthesized;
   let t: Template;
+  /** The tenant stacks' resources. */
+  let tt: Template;
   beforeAll(() => {
     s = synth({ tenants: JSON.stringify(TENANTS) });
     t = s.statelessTemplate;
+    tt = s.tenantsTemplate;
   });
 
   it('each tenant topic admits exactly its own tenant’s publishers', () => {
@@ -63,8 +66,8 @@ describe('tenant topics', () => {
       ],
       ['globex', GLOBEX_PUBLISHER],
     ] as const) {
-      const id = topicId(t, `billing-dedup-dev-cost-events-${tenant}.fifo`);
-      const policies = resources(t, 'AWS::SNS::TopicPolicy').filter(([, p]) =>
+      const id = topicId(tt, `billing-dedup-dev-cost-events-${tenant}.fifo`);
+      const policies = resources(tt, 'AWS::SNS::TopicPolicy').filter(([, p]) =>
         JSON.stringify(p.Properties.Topics).includes(id),
       );
       expect(policies).toHaveLength(1);
@@ -91,21 +94,23 @@ describe('tenant topics', () => {
   });
 
   it('subscribes every tenant topic without raw delivery, undeliverable messages to the DLQ', () => {
-    const subscriptions = resources(t, 'AWS::SNS::Subscription').filter(([, sub]) =>
-      JSON.stringify(sub.Properties.Endpoint).includes('CostEventsPipelineQueue'),
-    );
+    const subscriptions = resources(tt, 'AWS::SNS::Subscription');
     expect(subscriptions.map(([, sub]) => sub.Properties.TopicArn).sort(byRef)).toEqual(
       ['acme', 'globex'].map((tenant) =>
-        ref(topicId(t, `billing-dedup-dev-cost-events-${tenant}.fifo`)),
+        ref(topicId(tt, `billing-dedup-dev-cost-events-${tenant}.fifo`)),
       ),
     );
     for (const [, sub] of subscriptions) {
+      expect(sub.Properties.Endpoint).toEqual({
+        'Fn::ImportValue': 'billing-dedup-dev-stateless-cost-queue-arn',
+      });
       expect(sub.Properties.RawMessageDelivery).toBe(false);
-      expect(JSON.stringify(sub.Properties.RedrivePolicy)).toContain(
-        'CostEventsPipelineDeadLetterQueue',
-      );
-      expect(sub.DependsOn).toEqual([expect.stringMatching(/^CostEventsPipelineQueuePolicy/)]);
+      expect(sub.Properties.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::ImportValue': 'billing-dedup-dev-stateless-cost-dlq-arn' },
+      });
     }
+    // SNS confirms an SQS subscription by delivering to it: the queue policy (stateless stack) comes first.
+    for (const stack of s.tenantStacks) expect(stack.dependencies).toContain(s.stateless);
   });
 
   it('tells the consumer it reads envelopes, and which topic is whose', () => {
@@ -113,8 +118,13 @@ describe('tenant topics', () => {
     expect(env.DELIVERY_MODE).toBe('envelope');
     const text = JSON.stringify(env.TENANT_BINDINGS);
     expect(text).toContain('billing-dedup-dev-cost-events-{tenant}.fifo');
-    expect(text).toContain('\\"acme\\":{\\"sources\\":[\\"aws\\"]},\\"globex\\":{}');
     expect(text).not.toContain('trustedTopicArn');
+    // The tenants (they grow) are bundled with the code, not in the 4 KB environment.
+    expect(text).not.toContain('acme');
+    expect(env.FUNCTION_CONFIG_FILE).toBe('billing-dedup-config.json');
+    expect(JSON.parse(s.stateless.pipelines[0].consumer.bundledConfig as string)).toEqual({
+      tenants: { acme: { sources: ['aws'] }, globex: {} },
+    });
   });
 
   it('lets only the tenant topics (by their name pattern), the DLQ (redrive) and the DLQ operators send to the cost queue', () => {
@@ -158,7 +168,7 @@ describe('tenant topics', () => {
 
   it('has one anomaly alarm per tenant and a ceiling alarm at the configured threshold', () => {
     for (const tenant of ['acme', 'globex'])
-      t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      tt.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `billing-dedup-dev-cost-events-tenant-${tenant}-rate-anomaly`,
         ComparisonOperator: 'GreaterThanUpperThreshold',
         Metrics: Match.arrayWith([
@@ -175,7 +185,7 @@ describe('tenant topics', () => {
           }),
         ]),
       });
-    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    tt.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'billing-dedup-dev-cost-events-tenant-acme-rate-ceiling',
       MetricName: 'accepted',
       Period: 60,
@@ -184,7 +194,7 @@ describe('tenant topics', () => {
       ComparisonOperator: 'GreaterThanThreshold',
     });
     expect(
-      resources(t, 'AWS::CloudWatch::Alarm').filter(([, alarm]) =>
+      resources(tt, 'AWS::CloudWatch::Alarm').filter(([, alarm]) =>
         String(alarm.Properties.AlarmName).startsWith(
           'billing-dedup-dev-cost-events-tenant-globex-rate-ceiling',
         ),
@@ -193,8 +203,13 @@ describe('tenant topics', () => {
   });
 
   it('draws a dashboard row per tenant', () => {
+    // One dashboard per tenant stack (the same logical id in each: not merged into `tt`).
     const body = JSON.stringify(
-      resources(t, 'AWS::CloudWatch::Dashboard')[0][1].Properties.DashboardBody,
+      s.tenantStacks.flatMap((stack) =>
+        resources(Template.fromStack(stack), 'AWS::CloudWatch::Dashboard').map(
+          ([, d]) => d.Properties.DashboardBody,
+        ),
+      ),
     );
     for (const tenant of ['acme', 'globex']) {
       expect(body).toContain(`tenant ${tenant}: accepted events`);
@@ -203,8 +218,13 @@ describe('tenant topics', () => {
   });
 
   it('outputs each tenant’s topic for the CLI', () => {
-    expect(JSON.stringify(t.toJSON().Outputs[TENANT_TOPICS_OUTPUT].Value)).toContain(
-      '\\"acme\\":\\"',
+    const outputs = s.tenantStacks.map((stack) =>
+      JSON.stringify(Template.fromStack(stack).toJSON().Outputs[TENANT_TOPICS_OUTPUT].Value),
+    );
+    for (const tenant of ['acme', 'globex'])
+      expect(outputs.filter((text) => text.includes(`\\"${tenant}\\":\\"`))).toHaveLength(1);
+    expect(JSON.parse(t.toJSON().Outputs[TENANT_STACKS_OUTPUT].Value)).toEqual(
+      s.tenantStacks.map((stack) => stack.stackName),
     );
   });
 
