@@ -1,8 +1,9 @@
 import { App, Aspects, Stack, Tags } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BillingDedupConfig, contextOfNode, resolveConfig } from './config';
-import { PROJECT, statefulStackName, statelessStackName } from './naming';
+import { dataExportsStackName, PROJECT, statefulStackName, statelessStackName } from './naming';
 import { StatefulStack } from './stateful-stack';
+import { DATA_EXPORTS_REGION, DataExportsStack } from './data-exports-stack';
 import { StatelessStack } from './stateless-stack';
 import { TenantStack, tenantsByStack } from './tenant-stack';
 import { tenantStackName } from '../contract/tenant-stacks';
@@ -17,6 +18,8 @@ export interface BillingDedupApp {
   readonly stateless: StatelessStack;
   /** One per group of tenants (lib/tenant-stack.ts); none without `tenants`. */
   readonly tenantStacks: readonly TenantStack[];
+  /** The Data Exports the stage creates (`dataExports`); undefined without them. */
+  readonly dataExports?: DataExportsStack;
 }
 
 export interface BuildOptions {
@@ -43,8 +46,14 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
       ? { account: config.account, region: config.region }
       : undefined;
 
+  // Data Exports lives in us-east-1: from a stage elsewhere the created bucket's name crosses regions.
+  const exportsCrossRegion =
+    config.dataExports.length > 0 &&
+    config.region !== DATA_EXPORTS_REGION &&
+    config.exportBucketName === undefined;
   const stateful = new StatefulStack(app, statefulStackName(config.stage), {
     stackName: statefulStackName(config.stage),
+    ...(exportsCrossRegion ? { crossRegionReferences: true } : {}),
     description: `billing-dedup ${config.stage}: dedup and ledger tables, KMS keys (retained)`,
     env,
     config,
@@ -86,7 +95,27 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
     return stack;
   });
 
-  for (const stack of [stateful, stateless, ...tenantStacks] as Stack[]) {
+  const dataExports =
+    config.dataExports.length > 0
+      ? new DataExportsStack(app, dataExportsStackName(config.stage), {
+          stackName: dataExportsStackName(config.stage),
+          description: `billing-dedup ${config.stage}: AWS Data Exports delivering into the export bucket`,
+          env: { account: config.account, region: DATA_EXPORTS_REGION },
+          ...(exportsCrossRegion ? { crossRegionReferences: true } : {}),
+          config,
+          exportBucketName: stateful.exportBucketName,
+          // Required with dataExports (config rule), so always set here.
+          exportBucketRegion: config.region ?? DATA_EXPORTS_REGION,
+        })
+      : undefined;
+  dataExports?.addStackDependency(stateful);
+
+  for (const stack of [
+    stateful,
+    stateless,
+    ...tenantStacks,
+    ...(dataExports ? [dataExports] : []),
+  ] as Stack[]) {
     Tags.of(stack).add('project', PROJECT);
     Tags.of(stack).add('stage', config.stage);
   }
@@ -95,5 +124,5 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
   // Each NagSuppressions.addResourceSuppressions call must name the rule, the resource,
   // `appliesTo` where the rule supports it, and a specific reason.
   if (options.nag ?? true) Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
-  return { config, stateful, stateless, tenantStacks };
+  return { config, stateful, stateless, tenantStacks, ...(dataExports ? { dataExports } : {}) };
 }

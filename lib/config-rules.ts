@@ -28,6 +28,7 @@ import {
 import { STATELESS_OUTPUTS } from '../contract/outputs';
 import { parseTenants, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThreshold } from '../lambda/core/exports/snapshot';
+import { parseDataExports, type DataExportConfig } from './data-export-config';
 import { RESERVED_STAGE_WORDS, reservedWordsIn } from './naming';
 import {
   Parser,
@@ -327,6 +328,17 @@ export const CONFIG_RULES = {
       'under the prefix, most authoritative first; without it the export that became current first for the month counts. ' +
       'Empty: every delivered manifest is dead-lettered with a reason naming this key',
   }),
+  dataExports: rule<readonly DataExportConfig[]>({
+    parser: jsonValue(
+      'JSON list of `{"prefix", "name", "table", "format"?, "overwrite"?, "granularity"?}`: an exportSources prefix, export name, `cur2` or `focus`, `parquet` or `csv`, true/false, `hourly`/`daily`/`monthly`',
+      parseDataExports,
+    ),
+    default: [],
+    doc:
+      'AWS Data Exports the stage creates itself (stack `<stage>-data-exports`, in us-east-1 where Data Exports lives), ' +
+      'each delivering CUR 2.0 or FOCUS into a tenant’s prefix of the export bucket. Needs `region`; they export this ' +
+      'account’s costs (the whole organisation’s when it is the management account): see docs/exports.md "Data Exports the stack creates"',
+  }),
   exportBucketName: rule<string | undefined>({
     parser: checkedString('an S3 bucket name', checkBucketName),
     default: undefined,
@@ -461,6 +473,26 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
         : `exportSources[${index}].tenant: "${c.exportSources[index].tenant}" is not one of tenants[].id ` +
             `(${[...ids].join(', ')}); an export prefix binds a tenant the same way a tenant topic does, so use the same id or add the tenant`;
     },
+  },
+  {
+    keys: ['dataExports', 'exportSources'],
+    problem: (c) => {
+      const prefixes = new Set(c.exportSources.map((source) => source.prefix));
+      const index = c.dataExports.findIndex((entry) => !prefixes.has(entry.prefix));
+      return index === -1
+        ? undefined
+        : `dataExports[${index}].prefix: "${c.dataExports[index].prefix}" is not one of exportSources[].prefix ` +
+            `(${[...prefixes].map((p) => `"${p}"`).join(', ') || 'none configured'}); a Data Export delivers under a tenant's prefix, ` +
+            'so add an exportSources entry binding it to its tenant';
+    },
+  },
+  {
+    keys: ['dataExports', 'region'],
+    problem: (c) =>
+      c.dataExports.length > 0 && c.region === undefined
+        ? 'dataExports: set region (the stage’s region). Data Exports lives in us-east-1 and delivers across ' +
+          'regions, so the stack that creates the exports must know where the export bucket is'
+        : undefined,
   },
   {
     keys: ['exportBucketName', 'exportSources'],

@@ -56,6 +56,10 @@ export function statelessStackName(stage: string): string {
   return resourceName(stage, 'stateless');
 }
 
+export function dataExportsStackName(stage: string): string {
+  return resourceName(stage, 'data-exports');
+}
+
 /** Powertools service name (also the `service` dimension of the EMF metrics). */
 export function serviceName(stage: string, consumer: string): string {
   return resourceName(stage, consumer);

@@ -28,6 +28,10 @@ export const REPRESENTATIVE_CONFIGS: Record<string, Record<string, unknown>> = {
     trustedCostTopic: true,
     costEventsPublishers: ['123456789012'],
     exportSources: tenants(60).map(({ id }) => ({ tenant: id, prefix: `${id}/` })),
+    dataExports: [
+      { prefix: 't00/', name: 't00-cur2', table: 'cur2' },
+      { prefix: 't01/', name: 't01-focus', table: 'focus', format: 'csv', overwrite: true },
+    ],
     autoCloseAfterDays: 10,
     opsEmails: ['oncall@example.com'],
   },

@@ -47,6 +47,15 @@ describe('cdk-nag AwsSolutions', () => {
         exportSources: [{ tenant: 'acme', prefix: 'acme/' }],
       },
     ],
+    [
+      'Data Exports created by the stage, from another region',
+      {
+        region: 'eu-west-1',
+        account: '111122223333',
+        exportSources: [{ tenant: 'acme', prefix: 'acme/' }],
+        dataExports: [{ prefix: 'acme/', name: 'acme-cur2', table: 'cur2' }],
+      },
+    ],
   ] as const) {
     describe(name, () => {
       let s: Synthesized;
@@ -67,8 +76,15 @@ describe('cdk-nag AwsSolutions', () => {
         },
       );
 
+      it('data-exports stack (when configured): no unsuppressed errors or warnings', () => {
+        for (const stack of s.dataExports ? [s.dataExports] : []) {
+          expect(nagFindings(stack, 'error')).toEqual([]);
+          expect(nagFindings(stack, 'warning')).toEqual([]);
+        }
+      });
+
       it('every suppression (if any) names a rule and a specific reason', () => {
-        for (const stack of [s.stateful, s.stateless]) {
+        for (const stack of [s.stateful, s.stateless, ...(s.dataExports ? [s.dataExports] : [])]) {
           for (const c of stack.node.findAll()) {
             const meta = c.node.metadata.find((m) => m.type === 'cdk_nag');
             const cfn = (c as unknown as { cfnOptions?: { metadata?: Record<string, unknown> } })
