@@ -1,10 +1,10 @@
-import type {
-  Goal,
-  ImplementationSummary,
-  Measurements,
-  WorkloadName,
-} from '../../bench/lib/report/document';
-import { computeGoals } from '../../bench/lib/report/goals';
+import {
+  computeGoals,
+  type Goal,
+  type Measurements,
+  type Summary,
+  type WorkloadName,
+} from '../../bench/lib/report';
 import { crashRowOf, measurements, summaryOf } from './support/report-fixture';
 
 const goal = (report: Measurements, id: string): Goal => {
@@ -15,7 +15,7 @@ const goal = (report: Measurements, id: string): Goal => {
 
 /** The fixture with figures of ours on the standard queue of one workload replaced. */
 const withOurs = (
-  overrides: Partial<ImplementationSummary>,
+  overrides: Partial<Summary>,
   workload: WorkloadName = 'default',
 ): Measurements => {
   const report = measurements();
