@@ -4,14 +4,21 @@
  *   --export-scale-rows 1000000 --export-scale-account-currencies 100000]`
  *
  * Ours (lambda/handlers/cost-ledger.ts) vs the Powertools baseline (bench/baseline/), side by side in one
- * run against one DynamoDB Local that this script starts and stops. Writes latest.json, latest.md and
- * latest.svg under bench/results/ (or --out). See docs/benchmarks.md for the method.
+ * run against one DynamoDB Local that this script starts and stops. Writes latest.json and latest.md
+ * (and exports.json, exports.md) under bench/results/ (or --out). See docs/benchmarks.md for the method.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs as parseFlags } from 'node:util';
 import { measureInit, ROOT } from './lib/bundle';
+import { EXPORTS_DEFAULTS, runExportsBench } from './lib/exports-bench';
+import {
+  computeExportGoals,
+  renderExportsMarkdown,
+  type ExportsReport,
+} from './lib/exports-report';
 import {
   runImplementation,
   type ImplementationName,
@@ -19,26 +26,20 @@ import {
   type RunOptions,
   type RunResult,
 } from './lib/harness';
-import { EXPORTS_DEFAULTS, runExportsBench } from './lib/exports-bench';
 import {
   computeGoals,
   crashRow,
   PRICING,
-  renderMarkdown,
   QUEUES,
-  renderSvg,
+  renderMarkdown,
   REPORT_SCHEMA,
-  WORKLOADS,
   summarize,
+  WORKLOADS,
   type CrashRow,
+  type Measurements,
   type Report,
   type WorkloadName,
 } from './lib/report';
-import {
-  computeExportGoals,
-  renderExportsMarkdown,
-  type ExportsReport,
-} from './lib/report/exports';
 import {
   benchCommand,
   benchLogger,
@@ -102,80 +103,50 @@ export const DEFAULTS: BenchOptions = {
   exportScaleAccountCurrencies: EXPORTS_DEFAULTS.scaleAccountCurrencies,
 };
 
+/** The flags that take a positive integer, and the option each sets. */
+const INTEGER_FLAGS = {
+  events: 'events',
+  'hot-events': 'hotEvents',
+  'hot-consumers': 'hotConsumers',
+  reps: 'reps',
+  'crash-events': 'crashEvents',
+  consumers: 'consumers',
+  seed: 'seed',
+  'init-samples': 'initSamples',
+  'export-rows': 'exportRows',
+  'export-stream-events': 'exportStreamEvents',
+  'export-scale-rows': 'exportScaleRows',
+  'export-scale-account-currencies': 'exportScaleAccountCurrencies',
+} as const;
+const TEXT_FLAGS = ['crash-rates', 'out', 'endpoint', 'init-node', 'sections'] as const;
+
 export const parseArgs = (argv: string[]): BenchOptions => {
-  const options = { ...DEFAULTS };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split('=', 2);
-    const value = () => inline ?? argv[++i];
-    const integer = (name: string) => {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
-      return n;
-    };
-    switch (flag) {
-      case '--events':
-        options.events = integer('--events');
-        break;
-      case '--hot-events':
-        options.hotEvents = integer('--hot-events');
-        break;
-      case '--hot-consumers':
-        options.hotConsumers = integer('--hot-consumers');
-        break;
-      case '--init-node':
-        options.initNode = value();
-        break;
-      case '--reps':
-        options.reps = integer('--reps');
-        break;
-      case '--crash-events':
-        options.crashEvents = integer('--crash-events');
-        break;
-      case '--consumers':
-        options.consumers = integer('--consumers');
-        break;
-      case '--seed':
-        options.seed = integer('--seed');
-        break;
-      case '--init-samples':
-        options.initSamples = integer('--init-samples');
-        break;
-      case '--crash-rates':
-        options.crashRates = value().split(',').map(Number);
-        break;
-      case '--out':
-        options.out = path.resolve(value());
-        break;
-      case '--endpoint':
-        options.endpoint = value();
-        break;
-      case '--quiet':
-        options.quiet = true;
-        break;
-      case '--sections': {
-        const sections = value().split(',');
-        const unknown = sections.filter((s) => !SECTIONS.includes(s as BenchSection));
-        if (unknown.length > 0 || sections.length === 0)
-          throw new Error(`--sections takes ${SECTIONS.join(',')} (not ${unknown.join(',')})`);
-        options.sections = sections as BenchSection[];
-        break;
-      }
-      case '--export-rows':
-        options.exportRows = integer('--export-rows');
-        break;
-      case '--export-stream-events':
-        options.exportStreamEvents = integer('--export-stream-events');
-        break;
-      case '--export-scale-rows':
-        options.exportScaleRows = integer('--export-scale-rows');
-        break;
-      case '--export-scale-account-currencies':
-        options.exportScaleAccountCurrencies = integer('--export-scale-account-currencies');
-        break;
-      default:
-        throw new Error(`unknown flag ${flag} (see bench/run.ts)`);
-    }
+  const { values } = parseFlags({
+    args: argv,
+    options: {
+      ...Object.fromEntries(
+        [...Object.keys(INTEGER_FLAGS), ...TEXT_FLAGS].map((flag) => [flag, { type: 'string' }]),
+      ),
+      quiet: { type: 'boolean' },
+    },
+  });
+  const flag = (name: string) => (values as Record<string, string | undefined>)[name];
+  const options = { ...DEFAULTS, quiet: values.quiet ?? false };
+  for (const [name, key] of Object.entries(INTEGER_FLAGS)) {
+    if (flag(name) === undefined) continue;
+    const n = Number(flag(name));
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+    options[key] = n;
   }
+  options.crashRates = flag('crash-rates')?.split(',').map(Number) ?? options.crashRates;
+  options.out = path.resolve(flag('out') ?? options.out);
+  options.endpoint = flag('endpoint') ?? options.endpoint;
+  options.initNode = flag('init-node') ?? options.initNode;
+  const sections = flag('sections')?.split(',') ?? SECTIONS;
+  const unknown = sections.filter((s) => !SECTIONS.includes(s as BenchSection));
+  if (unknown.length > 0)
+    throw new Error(`--sections takes ${SECTIONS.join(',')} (not ${unknown.join(',')})`);
+  options.sections = sections as BenchSection[];
   return options;
 };
 
@@ -361,7 +332,7 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
         baseline: summarize(runs[workload].fifo.baseline),
       },
     });
-    const partial: Omit<Report, 'goals'> = {
+    const partial: Measurements = {
       schema: REPORT_SCHEMA,
       generatedAt: new Date().toISOString(),
       command: benchCommand(),
@@ -393,8 +364,7 @@ export const runBench = async (options: BenchOptions): Promise<Report> => {
     partial.durationSeconds = (Date.now() - began) / 1000;
     const report: Report = { ...partial, goals: computeGoals(partial) };
     await writeJsonAndMarkdown(options.out, 'latest', report, renderMarkdown(report));
-    writeFileSync(path.join(options.out, 'latest.svg'), renderSvg(report));
-    log(`wrote ${path.relative(process.cwd(), options.out) || '.'}/latest.{json,md,svg}`);
+    log(`wrote ${path.relative(process.cwd(), options.out) || '.'}/latest.{json,md}`);
     return report;
   });
 };

@@ -54,22 +54,35 @@ import {
   type WorkerJob,
   type WorkerResult,
 } from './exports-worker';
+import { canonicalize } from 'json-canonicalize';
 import { runImplementation } from './harness';
 import { Meter, meteredDynamo } from './meter';
-import {
-  EXPORT_FORMATS,
-  EXPORTS_REPORT_SCHEMA,
-  type DynamoPerThousandRows,
-  type ExportFormat,
-  type ExportsMeasurements,
-  type ExportsRunConfig,
-  type FormatFigures,
-  type ScaleFigures,
-  type ScaleSwitch,
-  type StreamFigures,
-} from './report/exports-document';
-import { PRICING } from './report/pricing';
+import { PRICING } from './report';
 import { DEFAULT_WORKLOAD, generateWorkload } from './workload';
+
+export const EXPORTS_REPORT_SCHEMA = 'billing-dedup-bench-exports/1';
+/** The formats measured, in report order: a new format is one entry here (and its generator). */
+export const EXPORT_FORMATS = ['csv.gz', 'parquet'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** How the section runs: its options, as the report records them. */
+export interface ExportsRunConfig {
+  /** Rows of the generated export (each format), split evenly over `files` data files. */
+  rows: number;
+  files: number;
+  parquetRowGroupRows: number;
+  parquetRowsPerTask: number;
+  subChunkRows: number;
+  /** Workers sharing the tasks for the wall-time figure. */
+  workers: number;
+  /** Every n-th row is a bad row (rejected with its reason). */
+  badRowEvery: number;
+  /** Events of the clean stream workload the per-row SNS path is measured on. */
+  streamEvents: number;
+  seed: number;
+  scaleRows?: number;
+  scaleAccountCurrencies?: number;
+}
 
 export interface ExportsBenchOptions extends ExportsRunConfig {
   dynamoEndpoint: string;
@@ -157,18 +170,10 @@ const mergeTruths = (parts: ExpectedExport[]): Truth => {
   };
 };
 
-/** Plain, key-sorted JSON: two totals are equal when their canonical texts are. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
-
 const checkExact = (what: string, found: unknown, expected: unknown): void => {
-  if (canonical(found) !== canonical(expected)) {
+  if (canonicalize(found) !== canonicalize(expected)) {
     throw new Error(
-      `exports bench: ${what} differs from the ground truth\n  found    ${canonical(found).slice(0, 600)}\n  expected ${canonical(expected).slice(0, 600)}`,
+      `exports bench: ${what} differs from the ground truth\n  found    ${canonicalize(found).slice(0, 600)}\n  expected ${canonicalize(expected).slice(0, 600)}`,
     );
   }
 };
@@ -238,7 +243,7 @@ const fileBuffer = async (file: string): Promise<AsyncBuffer & { close(): Promis
 const parseAndAggregate = async (
   generated: GeneratedFormat,
   options: ExportsBenchOptions,
-): Promise<FormatFigures['parseAggregate']> => {
+): Promise<{ seconds: number; rowsPerSecond: number; rowsPerCpuSecond: number }> => {
   const parts: ChargeTotals[] = [];
   let rows = 0;
   const cpuBefore = process.cpuUsage();
@@ -425,7 +430,8 @@ const verifySnapshot = async (env: Environment, planned: Planned, truth: Truth, 
   }
 };
 
-const perThousand = (figures: DynamoFigures, rows: number): DynamoPerThousandRows => {
+/** DynamoDB requests and capacity units per 1,000 rows. */
+const perThousand = (figures: DynamoFigures, rows: number) => {
   const k = 1000 / rows;
   const writes = [
     'PutItem',
@@ -457,7 +463,7 @@ const addFigures = (a: DynamoFigures, b: DynamoFigures): DynamoFigures => {
 };
 
 /** On-demand $ per million rows from capacity units per 1,000 rows. */
-export const costPerMillionRows = (dynamo: DynamoPerThousandRows) => {
+export const costPerMillionRows = (dynamo: ReturnType<typeof perThousand>) => {
   const write = (dynamo.wcu.billed / 1000) * PRICING.writeRequestUnitUsdPerMillion;
   const read = (dynamo.rcu.billed / 1000) * PRICING.readRequestUnitUsdPerMillion;
   return { write, read, total: write + read };
@@ -478,10 +484,7 @@ const checkWorkers = (results: { failed: string[] }[], what: string) => {
   if (failed.length > 0) throw new Error(`exports bench: ${what} failed: ${failed.join('; ')}`);
 };
 
-const measureFormat = async (
-  env: Environment,
-  generated: GeneratedFormat,
-): Promise<FormatFigures> => {
+const measureFormat = async (env: Environment, generated: GeneratedFormat) => {
   const { options, log } = { options: env.options, log: env.options.log };
   const rows = generated.truth.rows;
   log(`${generated.format}: parse + aggregate in process`);
@@ -581,7 +584,7 @@ const largestStoredItem = async (env: Environment, ledgerTable: string): Promise
  * account-currencies, delivered twice (other amounts, the same accounts) into one table, each run by
  * one worker that also switches; both snapshots are checked exactly against the ground truth.
  */
-const measureScale = async (env: Environment, directory: string): Promise<ScaleFigures> => {
+const measureScale = async (env: Environment, directory: string) => {
   const { options } = env;
   const rows = options.scaleRows ?? EXPORTS_DEFAULTS.scaleRows;
   const target = options.scaleAccountCurrencies ?? EXPORTS_DEFAULTS.scaleAccountCurrencies;
@@ -633,7 +636,7 @@ const measureScale = async (env: Environment, directory: string): Promise<ScaleF
   const largest = [first, second]
     .map((run) => run.worker.largestItem)
     .reduce((a, b) => (b.bytes > a.bytes ? b : a));
-  const switchOf = (run: (typeof runs)[number]): ScaleSwitch => ({
+  const switchOf = (run: (typeof runs)[number]) => ({
     switchSeconds: run.worker.switchMs / 1000,
     workerSeconds: run.worker.wallMs / 1000,
     workerMaxRssMiB: run.worker.maxRssBytes / 2 ** 20,
@@ -662,7 +665,7 @@ const measureScale = async (env: Environment, directory: string): Promise<ScaleF
 };
 
 /** The per-row SNS path: every row a cost event through the stream consumer (FIFO), no duplicates. */
-const measureStream = async (options: ExportsBenchOptions): Promise<StreamFigures> => {
+const measureStream = async (options: ExportsBenchOptions) => {
   const workload = generateWorkload({
     ...DEFAULT_WORKLOAD,
     events: options.streamEvents,
@@ -701,7 +704,7 @@ const measureStream = async (options: ExportsBenchOptions): Promise<StreamFigure
   );
   return {
     events: result.events,
-    queue: 'fifo',
+    queue: 'fifo' as const,
     eventsPerSecond: result.eventsPerSecond,
     dynamo,
     costUsdPerMillionRows: costPerMillionRows(dynamo),
@@ -709,11 +712,7 @@ const measureStream = async (options: ExportsBenchOptions): Promise<StreamFigure
 };
 
 /** Runs the section; starts (and stops) an S3 emulator, uses the given DynamoDB. */
-export const runExportsBench = async (
-  options: ExportsBenchOptions,
-): Promise<
-  Omit<ExportsMeasurements, 'generatedAt' | 'command' | 'durationSeconds' | 'machine'>
-> => {
+export const runExportsBench = async (options: ExportsBenchOptions) => {
   const directory = mkdtempSync(path.join(tmpdir(), 'bench-exports-'));
   const s3 = await startLocalS3({ buckets: [BUCKET] });
   const env: Environment = { s3, objects: new S3Objects(s3.client), options };
@@ -733,7 +732,7 @@ export const runExportsBench = async (
     const stream = await measureStream(options);
     const scale = await measureScale(env, directory);
     return {
-      schema: EXPORTS_REPORT_SCHEMA,
+      schema: EXPORTS_REPORT_SCHEMA as typeof EXPORTS_REPORT_SCHEMA,
       config: {
         rows: options.rows,
         files: options.files,
@@ -750,10 +749,16 @@ export const runExportsBench = async (
       },
       formats,
       stream,
-      scale,
+      /** Absent in reports from before the scale case. */
+      scale: scale as typeof scale | undefined,
     };
   } finally {
     await s3.stop();
     rmSync(directory, { recursive: true, force: true });
   }
 };
+
+export type FormatFigures = Awaited<ReturnType<typeof measureFormat>>;
+export type StreamFigures = Awaited<ReturnType<typeof measureStream>>;
+/** What the section measured; run.ts adds the date, command, machine and goals. */
+export type ExportsMeasured = Awaited<ReturnType<typeof runExportsBench>>;

@@ -1,5 +1,4 @@
-import { PRICING } from '../../bench/lib/report/pricing';
-import { crashRow, crashTotal, sumCounts, summarize } from '../../bench/lib/report/summary';
+import { crashRow, crashTotal, PRICING, sumCounts, summarize } from '../../bench/lib/report';
 import { crashRowOf, runResultOf } from './support/report-fixture';
 
 describe('bench report: summary of the runs', () => {

@@ -1,18 +1,16 @@
 /** A small hand-built bench report with round figures, so that tests can assert exact strings. */
 import type { RunResult } from '../../../bench/lib/harness';
-import type {
-  CrashRow,
-  ImplementationSummary,
-  Measurements,
-  Report,
-} from '../../../bench/lib/report/document';
-import { computeGoals } from '../../../bench/lib/report/goals';
-import { PRICING } from '../../../bench/lib/report/pricing';
+import {
+  computeGoals,
+  PRICING,
+  type CrashRow,
+  type Measurements,
+  type Report,
+  type Summary,
+} from '../../../bench/lib/report';
 import type { HandlerBundles } from '../../../bench/lib/shapes';
 
-export const summaryOf = (
-  overrides: Partial<ImplementationSummary> = {},
-): ImplementationSummary => ({
+export const summaryOf = (overrides: Partial<Summary> = {}): Summary => ({
   eventsPerSecond: 1000,
   repetitions: [990, 1000, 1010],
   events: 2000,
@@ -24,6 +22,7 @@ export const summaryOf = (
   failedConditionalWrites: 4,
   cancelledTransactions: 0,
   contendedTransactions: 0,
+  cancellationReasons: {},
   redeliveredRecords: 10,
   cpuMsPerThousandEvents: 800,
   writesPerInvocation: 12,
