@@ -71,14 +71,17 @@ export const SPLIT_COST_COLUMNS = [
 export const MAP_COLUMNS = ['cost_category', 'discount', 'product', 'resource_tags'] as const;
 
 const TIMESTAMP = /^(bill_billing_period_(start|end)_date|line_item_usage_(start|end)_date)$/;
-const NUMERIC = /_(cost|rate|amount|factor|fee|units|quantity|value|commitment|reservations|usage|to_date|for_usage|for_billing_period|per_reservation)$/;
+const NUMERIC =
+  /_(cost|rate|amount|factor|fee|units|quantity|value|commitment|reservations|usage|to_date|for_usage|for_billing_period|per_reservation)$/;
 
 /** The product map key of a legacy product column (`product/ProductName` → `product_name`). */
 const productKey = (legacy: string): string => snakeCase(legacy).replace(/^product_/, '');
 
 /** One row of the excerpt as named cells. */
 const rowsOf = (table: CurTable): Record<string, string>[] =>
-  table.records.map((record) => Object.fromEntries(table.header.map((name, i) => [name, record[i]])));
+  table.records.map((record) =>
+    Object.fromEntries(table.header.map((name, i) => [name, record[i]])),
+  );
 
 /** Tags added to Usage rows (the excerpt has none) so that the map columns hold something. */
 const tagsOf = (row: Record<string, string>, index: number): Record<string, string> =>
@@ -112,7 +115,10 @@ export const cur2Rows = (table: CurTable = legacyCurTable()): Cur2Row[] =>
     }
     for (const name of CUR2_ONLY) flat[name] = '';
     Object.assign(flat, splitOf(row, index));
-    return { flat, maps: { cost_category: {}, discount: {}, product, resource_tags: tagsOf(row, index) } };
+    return {
+      flat,
+      maps: { cost_category: {}, discount: {}, product, resource_tags: tagsOf(row, index) },
+    };
   });
 
 export const cur2Columns = (rows: readonly Cur2Row[]): string[] =>
@@ -148,7 +154,12 @@ const optional = (name: string, type: SchemaElement['type'], extra: Partial<Sche
 const mapSchema = (name: string): SchemaElement[] => [
   { name, repetition_type: 'OPTIONAL', num_children: 1, converted_type: 'MAP' } as SchemaElement,
   { name: 'key_value', repetition_type: 'REPEATED', num_children: 2 } as SchemaElement,
-  { name: 'key', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' } as SchemaElement,
+  {
+    name: 'key',
+    type: 'BYTE_ARRAY',
+    converted_type: 'UTF8',
+    repetition_type: 'REQUIRED',
+  } as SchemaElement,
   optional('value', 'BYTE_ARRAY', { converted_type: 'UTF8' }),
 ];
 

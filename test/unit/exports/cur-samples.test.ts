@@ -11,7 +11,11 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { aggregateRows } from '../../../lambda/core/exports/aggregate';
 import { readCsvRows } from '../../../lambda/core/exports/readers/csv';
 import { readParquetFile, readParquetRows } from '../../../lambda/core/exports/readers/parquet';
-import { normalizeExportRow, type ExportRow, type RowContext } from '../../../lambda/core/exports/rows';
+import {
+  normalizeExportRow,
+  type ExportRow,
+  type RowContext,
+} from '../../../lambda/core/exports/rows';
 import { parseCsv } from '../../support/cur-fixture';
 import {
   CUR_SAMPLE_FILES,
@@ -38,7 +42,7 @@ const csvRaw = (bytes: Buffer, gzip: boolean): Raw[] => {
 
 /** The raw rows of a Parquet sample, read by hyparquet itself. */
 const parquetRaw = async (bytes: Buffer): Promise<Raw[]> => {
-  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const file = new Uint8Array(bytes).buffer;
   return (await parquetReadObjects({ file })) as Raw[];
 };
 
@@ -69,7 +73,8 @@ const monthOf = (cell: unknown): string =>
 const expectedTotals = (rows: Raw[], names: Names): Record<string, string> => {
   const sums = new Map<string, Big>();
   for (const row of rows) {
-    const cell = names.net !== undefined && !blank(row[names.net]) ? row[names.net] : row[names.cost];
+    const cell =
+      names.net !== undefined && !blank(row[names.net]) ? row[names.net] : row[names.cost];
     const key = `${String(row[names.account])} ${monthOf(row[names.period])}`;
     sums.set(key, (sums.get(key) ?? new Big(0)).plus(new Big(String(cell))));
   }
@@ -87,20 +92,28 @@ const bookedTotals = async (rows: AsyncIterable<ExportRow>) => {
 const parquetRows = async (bytes: Buffer) => {
   const file = rangedBuffer(new Uint8Array(bytes));
   const parquet = await readParquetFile(file);
-  return { parquet, rows: readParquetRows(file, parquet, { fromGroup: 0, toGroup: parquet.rowGroups.length }) };
+  return {
+    parquet,
+    rows: readParquetRows(file, parquet, { fromGroup: 0, toGroup: parquet.rowGroups.length }),
+  };
 };
 
 describe('the committed CUR samples', () => {
-  it.each(Object.keys(CUR_SAMPLE_FILES))('%s is what test/support/cur-samples.ts writes', (name) => {
-    expect(Buffer.from(CUR_SAMPLE_FILES[name]()).equals(sample(name))).toBe(true);
-  });
+  it.each(Object.keys(CUR_SAMPLE_FILES))(
+    '%s is what test/support/cur-samples.ts writes',
+    (name) => {
+      expect(Buffer.from(CUR_SAMPLE_FILES[name]()).equals(sample(name))).toBe(true);
+    },
+  );
 });
 
 describe('totals per account and period equal the exact sum of the raw cells', () => {
   it('legacy CUR CSV (real)', async () => {
     const bytes = sample(LEGACY_CSV);
     const expected = expectedTotals(csvRaw(bytes, false), LEGACY);
-    expect(await bookedTotals(readCsvRows(chunked(bytes, 4096), { gzip: false }))).toEqual(expected);
+    expect(await bookedTotals(readCsvRows(chunked(bytes, 4096), { gzip: false }))).toEqual(
+      expected,
+    );
     expect(expected).toEqual({ '123412340534 2023-11': '0.3108851472' });
   });
 
@@ -109,7 +122,9 @@ describe('totals per account and period equal the exact sum of the raw cells', (
     const expected = expectedTotals(csvRaw(bytes, true), SNAKE);
     const rows = await collect(readCsvRows(chunked(bytes, 4096), { gzip: true }));
     expect(rows[0].format).toBe('cur');
-    expect(await bookedTotals(rows.values() as unknown as AsyncIterable<ExportRow>)).toEqual(expected);
+    expect(await bookedTotals(rows.values() as unknown as AsyncIterable<ExportRow>)).toEqual(
+      expected,
+    );
     expect(expected).toEqual({ '123412340534 2023-11': '0.3108851472' });
   });
 
@@ -136,9 +151,7 @@ describe('totals per account and period equal the exact sum of the raw cells', (
 describe('CUR 2.0 Parquet cells', () => {
   it('has INT96 dates and MAP columns, as Spark writes them', () => {
     const bytes = sample(CUR2_PARQUET);
-    const { schema } = parquetMetadata(
-      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
-    );
+    const { schema } = parquetMetadata(new Uint8Array(bytes).buffer);
     const element = (name: string) => schema.find((candidate) => candidate.name === name);
     expect(element('bill_billing_period_start_date')?.type).toBe('INT96');
     expect(element('line_item_usage_start_date')?.type).toBe('INT96');
@@ -165,7 +178,9 @@ describe('CUR 2.0 Parquet cells', () => {
       index += 1;
     }
     expect(index).toBe(raw.length);
-    expect(raw.some((csv) => JSON.parse(String(csv.resource_tags)).user_team === 'payments')).toBe(true);
+    expect(raw.some((csv) => JSON.parse(String(csv.resource_tags)).user_team === 'payments')).toBe(
+      true,
+    );
   });
 });
 
@@ -176,13 +191,17 @@ describe('split cost allocation columns', () => {
   ])('are never added (%s)', async (_label, name) => {
     const raw = csvRaw(sample(CUR2_CSV_GZ), true);
     const split = raw.flatMap((row) => SPLIT_COST_COLUMNS.map((column) => String(row[column])));
-    const splitSum = split.filter((cell) => cell !== '').reduce((sum, cell) => sum.plus(cell), new Big(0));
+    const splitSum = split
+      .filter((cell) => cell !== '')
+      .reduce((sum, cell) => sum.plus(cell), new Big(0));
     expect(splitSum.gt(1000)).toBe(true);
     const bytes = sample(name);
     const booked = name.endsWith('.parquet')
       ? await bookedTotals((await parquetRows(bytes)).rows)
       : await bookedTotals(readCsvRows(chunked(bytes, 4096), { gzip: true }));
-    expect(booked).toEqual({ '123412340534 2023-11': expectedTotals(raw, SNAKE)['123412340534 2023-11'] });
+    expect(booked).toEqual({
+      '123412340534 2023-11': expectedTotals(raw, SNAKE)['123412340534 2023-11'],
+    });
     expect(booked['123412340534 2023-11']).not.toBe(
       new Big(expectedTotals(raw, SNAKE)['123412340534 2023-11']).plus(splitSum).toFixed(),
     );
