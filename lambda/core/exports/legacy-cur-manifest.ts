@@ -36,6 +36,7 @@ import {
   type DataFile,
   type ExportManifest,
   type ManifestColumn,
+  type ManifestSpec,
 } from './manifest';
 
 const LEGACY_MANIFEST_KEY =
@@ -273,5 +274,70 @@ export const parseLegacyCurManifest = (json: unknown, manifestUri: string): Expo
     ...(dataFiles.some((file) => file.key.startsWith(athenaDataPrefix(location)))
       ? { dataStatusKey: dataStatusKeyOf(location.exportRoot) }
       : {}),
+  };
+};
+
+export interface BuiltLegacyCurManifest {
+  /** The period folder's manifest (written last: AWS overwrites it with each assembly). */
+  manifestKey: string;
+  manifestUri: string;
+  /** The assembly folder's copy (never overwritten). */
+  assemblyManifestKey: string;
+  /** Data file keys in manifest order: upload these before the manifests. */
+  dataFileKeys: string[];
+  json: string;
+}
+
+const compactDate = (period: string, monthsAfter: number): string => {
+  const [year, month] = period.split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1 + monthsAfter, 1))
+    .toISOString()
+    .slice(0, 10)
+    .replace(/-/g, '');
+};
+
+/**
+ * A legacy CUR delivery ("create new report versions") for files we upload ourselves (`export put`, the
+ * local run): the assembly's files in its own folder of the period folder, and the manifest for both of
+ * its places. `executionId` is the assembly id; columns are `category/name`. Parses back with
+ * `parseLegacyCurManifest` to the same export (checked here).
+ */
+export const legacyCurManifestFor = (spec: ManifestSpec): BuiltLegacyCurManifest => {
+  const root = spec.prefix === '' ? spec.exportName : `${spec.prefix}/${spec.exportName}`;
+  const periodFolder = `${root}/${compactDate(spec.billingPeriod, 0)}-${compactDate(spec.billingPeriod, 1)}`;
+  const dataFileKeys = spec.dataFileNames.map(
+    (name) => `${periodFolder}/${spec.executionId}/${name}`,
+  );
+  const gzip = spec.dataFileNames.every((name) => name.endsWith('.gz'));
+  const document = {
+    assemblyId: spec.executionId,
+    reportName: spec.exportName,
+    ...(spec.exportArn === undefined ? {} : { reportId: spec.exportArn }),
+    bucket: spec.bucket,
+    billingPeriod: {
+      start: `${compactDate(spec.billingPeriod, 0)}T000000.000Z`,
+      end: `${compactDate(spec.billingPeriod, 1)}T000000.000Z`,
+    },
+    columns: spec.columns.map((column) => {
+      const name = typeof column === 'string' ? column : column.name;
+      const at = name.indexOf('/');
+      if (at <= 0) return invalid('columns', `${name} is not category/name`);
+      return { category: name.slice(0, at), name: name.slice(at + 1), type: 'String' };
+    }),
+    charset: 'UTF-8',
+    compression: gzip ? 'GZIP' : 'NONE',
+    contentType: 'text/csv',
+    reportKeys: dataFileKeys,
+    additionalArtifactKeys: [],
+  };
+  const manifestKey = `${periodFolder}/${spec.exportName}-Manifest.json`;
+  const json = JSON.stringify(document);
+  parseLegacyCurManifest(JSON.parse(json), `s3://${spec.bucket}/${manifestKey}`);
+  return {
+    manifestKey,
+    manifestUri: `s3://${spec.bucket}/${manifestKey}`,
+    assemblyManifestKey: `${periodFolder}/${spec.executionId}/${spec.exportName}-Manifest.json`,
+    dataFileKeys,
+    json,
   };
 };
