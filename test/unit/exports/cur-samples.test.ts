@@ -25,6 +25,9 @@ import {
   LEGACY_PARQUET,
   SPLIT_COST_COLUMNS,
 } from '../../support/cur-samples';
+import { planDelivery } from '../../../lambda/core/exports/plan-delivery';
+import type { ExportTaskMessage } from '../../../lambda/core/exports/task-message';
+import { legacyCurDelivery } from '../../support/legacy-cur-delivery';
 import { chunked, collect, rangedBuffer } from './helpers';
 
 const sample = (name: string): Buffer => readFileSync(path.join(CUR_SAMPLES_DIR, name));
@@ -205,5 +208,84 @@ describe('split cost allocation columns', () => {
     expect(booked['123412340534 2023-11']).not.toBe(
       new Big(expectedTotals(raw, SNAKE)['123412340534 2023-11']).plus(splitSum).toFixed(),
     );
+  });
+});
+
+describe('the legacy CUR Athena layout through the planner', () => {
+  it('plans the Parquet partition once READY; its tasks read the sample to the exact sum', async () => {
+    const bytes = sample(LEGACY_PARQUET);
+    const delivery = legacyCurDelivery({
+      bucket: 'exports',
+      prefix: 'acme/cur',
+      report: 'athena',
+      period: '2023-11',
+      assemblyId: 'athena-assembly-1',
+      columns: [
+        'lineItem/UnblendedCost',
+        'lineItem/UsageAccountId',
+        'lineItem/CurrencyCode',
+        'bill/BillingPeriodStartDate',
+        'lineItem/LineItemType',
+      ],
+      fileNames: ['athena-00001.snappy.parquet'],
+      layout: 'athena',
+    });
+    expect(delivery.dataFileKeys).toEqual([
+      'acme/cur/athena/athena/year=2023/month=11/athena-00001.snappy.parquet',
+    ]);
+    const sent: ExportTaskMessage[] = [];
+    let status = 'UPDATING';
+    const options = {
+      sources: [{ tenant: 'acme', bucket: 'exports', prefix: 'acme' }],
+      targetRowsPerTask: 100,
+      objects: {
+        readText: () => Promise.resolve(delivery.json),
+        dataStatus: () => Promise.resolve(status),
+        factsOf: async (file: { key: string }) => ({
+          key: file.key,
+          size: bytes.length,
+          rowGroups: (await readParquetFile(rangedBuffer(new Uint8Array(bytes)))).rowGroups.map(
+            (group) => group.rowCount,
+          ),
+        }),
+      },
+      plans: {
+        recordPlan: () => Promise.resolve('planned' as const),
+        readPlan: () => Promise.resolve(undefined),
+        markEnqueued: () => Promise.resolve(),
+      },
+      queue: {
+        send: (messages: readonly ExportTaskMessage[]) =>
+          Promise.resolve(void sent.push(...messages)),
+      },
+    };
+    const created = {
+      bucket: 'exports',
+      key: delivery.periodManifestKey,
+      eventTime: '2023-11-20T06:00:00.000Z',
+      sequencer: '0A',
+    };
+    await expect(planDelivery(created, options)).rejects.toThrow(/not READY/);
+    status = 'READY';
+    expect((await planDelivery(created, options)).outcome).toBe('planned');
+    expect(sent.length).toBeGreaterThan(1);
+    const file = rangedBuffer(new Uint8Array(bytes));
+    const parquet = await readParquetFile(file);
+    const { summary } = await aggregateRows(
+      (async function* () {
+        for (const { task } of sent) {
+          if (task.kind !== 'parquet-range') throw new Error('expected Parquet ranges');
+          yield* readParquetRows(file, parquet, {
+            fromGroup: task.firstRowGroup,
+            toGroup: task.endRowGroup,
+          });
+        }
+      })(),
+      context,
+    );
+    expect(summary.rowsAccepted).toBe(200);
+    expect(summary.totals.map((total) => total.total)).toEqual([
+      expectedTotals(await parquetRaw(bytes), SNAKE)['123412340534 2023-11'],
+    ]);
   });
 });
