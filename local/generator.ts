@@ -20,6 +20,7 @@ import { SampleDraft } from './scenarios/draft';
 import { hiddenStateCases } from './scenarios/hidden-state';
 import { alertPoison } from './scenarios/alert-poison';
 import { billingExports } from './scenarios/billing-exports';
+import { curExports } from './scenarios/cur-exports';
 import { monthlyAlerts } from './scenarios/monthly-alerts';
 import { monthlyCharges } from './scenarios/monthly-charges';
 import { lateCharges } from './scenarios/late-charges';
@@ -55,7 +56,12 @@ export const generateSample = (options: SampleOptions): Sample => {
   monthlyAlerts(draft);
   alertPoison(draft);
   forgedTenants(draft);
-  const { deliveries, expected, changes } = billingExports(options.seed, draft.truth);
+  const focus = billingExports(options.seed, draft.truth);
+  const cur = curExports(options.seed, draft.truth);
+  const { changes } = focus;
+  // The CUR exports right after the first FOCUS delivery: the FOCUS re-export stays the last step.
+  const deliveries = [focus.deliveries[0], ...cur.deliveries, ...focus.deliveries.slice(1)];
+  const expected = [...focus.expected, ...cur.expected];
   const closing = lateCharges(options.seed, draft.truth, options.lateChargePolicy);
   return { ...draft.build({ exports: deliveries, expected, changes }), closing };
 };

@@ -1,7 +1,10 @@
 /**
- * `export put`: FOCUS files → one execution of an export in the AWS Data Exports layout. Data files
- * first, each under its own execution folder, the manifest last: the manifest's object-created event is
- * what starts the pipeline, so it must never name a file that is not there yet.
+ * `export put`: export files → one execution of an export, in the layout AWS delivers that format in:
+ * FOCUS and CUR 2.0 (and the legacy CUR's Parquet) in the AWS Data Exports layout; a legacy CUR CSV
+ * (`lineItem/*` columns) as a legacy CUR assembly (`legacy-cur-manifest.ts`: the files in the
+ * assembly's folder, its manifest in the assembly folder and then in the period folder). Data files
+ * first, the manifests last: a manifest's object-created event is what starts the pipeline, so it must
+ * never name a file that is not there yet.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +16,9 @@ import {
   UploadPartCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { manifestFor } from '../../lambda/core/exports/manifest';
+import { recognizeColumnFormat } from '../../lambda/core/exports/column-format';
+import { legacyCurManifestFor } from '../../lambda/core/exports/legacy-cur-manifest';
+import { manifestFor, type ManifestSpec } from '../../lambda/core/exports/manifest';
 import { contentTypeOf, manifestColumns, type ExportFile } from './export-files';
 
 export interface ExportTarget {
@@ -131,7 +136,7 @@ export const uploadExport = async (
   options: UploadOptions = {},
 ): Promise<UploadResult> => {
   const partBytes = Math.max(MIN_PART_BYTES, options.partBytes ?? DEFAULT_PART_BYTES);
-  const manifest = manifestFor({
+  const spec: ManifestSpec = {
     bucket: target.bucket,
     prefix: target.prefix,
     exportName: target.exportName,
@@ -139,7 +144,9 @@ export const uploadExport = async (
     executionId: target.executionId,
     columns: manifestColumns(files),
     dataFileNames: files.map((file) => file.name),
-  });
+  };
+  const legacy = recognizeColumnFormat(manifestColumns(files)) === 'cur-legacy-csv';
+  const manifest = legacy ? legacyCurManifestFor(spec) : manifestFor(spec);
   let sent = 0;
   for (const [index, file] of files.entries()) {
     await uploadFile(s3, target.bucket, manifest.dataFileKeys[index], file, partBytes, (bytes) => {
@@ -147,14 +154,20 @@ export const uploadExport = async (
       options.onBytes?.(sent);
     });
   }
-  await s3.send(
-    new PutObjectCommand({
-      Bucket: target.bucket,
-      Key: manifest.manifestKey,
-      Body: manifest.json,
-      ContentType: 'application/json',
-    }),
-  );
+  const manifestKeys =
+    'assemblyManifestKey' in manifest
+      ? [manifest.assemblyManifestKey, manifest.manifestKey]
+      : [manifest.manifestKey];
+  for (const key of manifestKeys) {
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: target.bucket,
+        Key: key,
+        Body: manifest.json,
+        ContentType: 'application/json',
+      }),
+    );
+  }
   return {
     manifestKey: manifest.manifestKey,
     manifestUri: manifest.manifestUri,

@@ -4,6 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { fail } from '../core/errors';
+import { readDataStatus } from '../core/exports/data-status';
 import type { DataFile } from '../core/exports/manifest';
 import type { ManifestObjectsPort } from '../core/exports/plan-delivery';
 import type { ExportTask, FileFacts, FilePin } from '../core/exports/plan';
@@ -45,10 +46,11 @@ const pinLost = (task: ExportTask, error: unknown): never => {
 export class ExportObjects implements ManifestObjectsPort {
   constructor(private readonly objects: S3Objects) {}
 
-  async readText(bucket: string, key: string): Promise<string> {
+  async readText(bucket: string, key: string, versionId?: string): Promise<string> {
     let stream: Readable;
+    const version = versionId === undefined ? {} : { versionId };
     try {
-      const { size } = await this.objects.head(bucket, key);
+      const { size } = await this.objects.head(bucket, key, version);
       if (size > MAX_MANIFEST_BYTES) {
         return fail(
           'too-large',
@@ -56,7 +58,7 @@ export class ExportObjects implements ManifestObjectsPort {
           `${size} bytes: a manifest is at most ${MAX_MANIFEST_BYTES}`,
         );
       }
-      stream = await this.objects.openStream(bucket, key);
+      stream = await this.objects.openStream(bucket, key, version);
     } catch (error) {
       if (isMissing(error))
         return fail(
@@ -69,6 +71,16 @@ export class ExportObjects implements ManifestObjectsPort {
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
     return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** The legacy CUR Athena data-status object's `status`; undefined when there is none. */
+  async dataStatus(bucket: string, key: string): Promise<string | undefined> {
+    try {
+      return await readDataStatus(await s3AsyncBuffer(this.objects, bucket, key));
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
   }
 
   /** Size (Parquet: row groups) of the file's current version, and that version as its pin. */

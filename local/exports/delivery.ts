@@ -1,5 +1,6 @@
 /**
- * An export line delivered as AWS Data Exports delivers an execution: the data files under the
+ * An export line delivered as AWS Data Exports delivers an execution (a legacy CUR CSV: as the legacy
+ * CUR delivers an assembly, `legacyCurManifestFor`): the data files under the
  * execution's folder of the tenant's export prefix, then the manifest (`manifestFor`), whose
  * object-created event is what starts ingestion. Delivering an execution again re-delivers its manifest;
  * its data files are not rewritten (same bytes: a chunk worker may be reading them), and different bytes
@@ -11,6 +12,8 @@ import { basename } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { inspectExportFile, manifestColumns } from '../../cli/operations/export-files';
 import type { ExportSourceConfig } from '../../contract/export-sources';
+import { detectColumnFormat } from '../../lambda/core/exports/column-format';
+import { legacyCurManifestFor } from '../../lambda/core/exports/legacy-cur-manifest';
 import { REQUIRED_FOCUS_COLUMNS, manifestFor } from '../../lambda/core/exports/manifest';
 import { exportPrefixOf } from './sources';
 
@@ -26,6 +29,8 @@ export interface ExportDelivery {
   /** Line of the --input file. */
   line?: number;
   note?: string;
+  /** The export's name (its source); `LOCAL_EXPORT_NAME` when absent. */
+  exportName?: string;
 }
 
 export interface Delivered {
@@ -75,15 +80,20 @@ export class ExportDeliverer {
     const twice = names.find((name, index) => names.indexOf(name) !== index);
     if (twice !== undefined)
       throw new Error(`two files named ${twice}: the files of one execution need distinct names`);
-    const manifest = manifestFor({
+    const spec = {
       bucket,
       prefix: exportPrefixOf(this.options.sources, delivery.tenant),
-      exportName: LOCAL_EXPORT_NAME,
+      exportName: delivery.exportName ?? LOCAL_EXPORT_NAME,
       billingPeriod: delivery.billingPeriod,
       executionId: delivery.executionId,
       columns: await columnsOf(delivery.files),
       dataFileNames: names,
-    });
+    };
+    // A legacy CUR CSV goes in the legacy CUR's layout (the period folder's manifest), the rest as Data Exports.
+    const manifest =
+      detectColumnFormat(spec.columns) === 'cur-legacy-csv'
+        ? legacyCurManifestFor(spec)
+        : manifestFor(spec);
     const executionKey = `${delivery.tenant}|${delivery.billingPeriod}|${delivery.executionId}`;
     const repeated = this.executions.has(executionKey);
     const hashes = contents.map(sha256);

@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import Big from 'big.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { SampleExportDelivery, SampleExportRow } from '../scenarios/sample';
+import { curExportBytes } from './cur-files';
 import type { ExportDelivery } from './delivery';
 import { focusParquetSchema } from './parquet-schema';
 
@@ -107,9 +108,10 @@ export const writeSampleExports = (
     mkdirSync(folder, { recursive: true });
     const files = delivery.files.map((file) => {
       const path = join(folder, file.name);
-      writeFileSync(path, bytesOf(file.name, file.rows, delivery.billingPeriod), {
-        flag: 'w',
-      });
+      const bytes = delivery.format
+        ? curExportBytes(delivery.format, file.rows, delivery.billingPeriod)
+        : bytesOf(file.name, file.rows, delivery.billingPeriod);
+      writeFileSync(path, bytes, { flag: 'w' });
       return path;
     });
     return {
@@ -118,5 +120,6 @@ export const writeSampleExports = (
       executionId: delivery.executionId,
       files,
       ...(delivery.note ? { note: delivery.note } : {}),
+      ...(delivery.exportName ? { exportName: delivery.exportName } : {}),
     };
   });

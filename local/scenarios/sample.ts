@@ -55,6 +55,10 @@ export interface SampleExportDelivery {
   executionId: string;
   files: { name: string; rows: SampleExportRow[] }[];
   note?: string;
+  /** FOCUS when absent; a CUR export otherwise (`local/exports/cur-files.ts`). */
+  format?: 'cur2' | 'legacy-cur';
+  /** The export's name (its source); the local default when absent. */
+  exportName?: string;
 }
 
 /** An execution as the report's `exports` must show it at the end of the run. */

@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ExportStore } from '../../lambda/adapters/export-store';
+import { parseDeliveredManifest } from '../../lambda/core/exports/delivered-manifest';
 import { parseManifest } from '../../lambda/core/exports/manifest';
 import { startLocalS3, type LocalS3 } from '../../local/emulators/s3';
 import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
@@ -279,13 +280,42 @@ describe('export put', () => {
   });
 
   it('takes a legacy CUR CSV as AWS writes it, recognised from its columns, and refuses mixing it with FOCUS', async () => {
-    const cur = join(__dirname, '..', 'fixtures', 'cur', 'legacy-cur-anonymized-2023-11-excerpt.csv');
+    const cur = join(
+      __dirname,
+      '..',
+      'fixtures',
+      'cur',
+      'legacy-cur-anonymized-2023-11-excerpt.csv',
+    );
     const ok = await cli(
       ['export', 'put', cur, '--tenant', 'foxtrot', '--period', '2023-11', ...bucketFlag()],
       deps(),
     );
     expect(ok.code).toBe(0);
-    expect((await keysUnder('exports/foxtrot/')).some((key) => key.endsWith('legacy-cur-anonymized-2023-11-excerpt.csv'))).toBe(true);
+    // Delivered as a legacy CUR assembly: files in the assembly's folder, its manifest there and in the period folder.
+    const keys = await keysUnder('exports/foxtrot/');
+    const assembly =
+      /^exports\/foxtrot\/focus\/20231101-20231201\/([^/]+)\/legacy-cur-anonymized-2023-11-excerpt\.csv$/;
+    const assemblyId = keys.map((key) => assembly.exec(key)?.[1]).find(Boolean);
+    expect(assemblyId).toBeDefined();
+    expect(keys).toEqual(
+      [
+        `exports/foxtrot/focus/20231101-20231201/${assemblyId}/focus-Manifest.json`,
+        `exports/foxtrot/focus/20231101-20231201/${assemblyId}/legacy-cur-anonymized-2023-11-excerpt.csv`,
+        'exports/foxtrot/focus/20231101-20231201/focus-Manifest.json',
+      ].sort(),
+    );
+    const manifestKey = 'exports/foxtrot/focus/20231101-20231201/focus-Manifest.json';
+    expect(
+      parseDeliveredManifest(
+        JSON.parse(await objectText(manifestKey)),
+        `s3://${BUCKET}/${manifestKey}`,
+      ),
+    ).toMatchObject({
+      executionId: assemblyId,
+      billingPeriod: '2023-11',
+      format: 'cur-legacy-csv',
+    });
     const focus = writeTemp('focus.csv', csvOf([hourLine('1', ACCOUNT, 'EC2', 0)]));
     const mixed = await cli(
       ['export', 'put', cur, focus, '--tenant', 'golf', '--period', '2023-11', ...bucketFlag()],
@@ -293,6 +323,44 @@ describe('export put', () => {
     );
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('the files are of different formats (cur-legacy-csv, focus)');
+  });
+
+  it('takes CUR 2.0 files (CSV.gz, Parquet) as AWS writes them, in the Data Exports layout', async () => {
+    for (const [tenant, name] of [
+      ['hotel', 'cur2-2023-11-from-legacy-excerpt.csv.gz'],
+      ['india', 'cur2-2023-11-from-legacy-excerpt.snappy.parquet'],
+    ]) {
+      const file = join(__dirname, '..', 'fixtures', 'cur', name);
+      const result = await cli(
+        [
+          'export',
+          'put',
+          file,
+          '--tenant',
+          tenant,
+          '--period',
+          '2023-11',
+          '--export-name',
+          'cur2',
+          ...bucketFlag(),
+        ],
+        deps(),
+      );
+      expect(result.code).toBe(0);
+      const manifestKey = `exports/${tenant}/cur2/metadata/BILLING_PERIOD=2023-11/cur2-Manifest.json`;
+      const manifest = parseManifest(
+        JSON.parse(await objectText(manifestKey)),
+        `s3://${BUCKET}/${manifestKey}`,
+      );
+      expect(manifest.format).toBe('cur');
+      expect(manifest.dataFiles.map((data) => data.key)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^exports/${tenant}/cur2/data/BILLING_PERIOD=2023-11/[^/]+/${name.replace(/\./g, '\\.')}$`,
+          ),
+        ),
+      ]);
+    }
   });
 
   it('refuses files whose first row is of another billing period (they would book an empty snapshot)', async () => {

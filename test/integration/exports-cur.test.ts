@@ -1,6 +1,6 @@
 /**
  * AWS Cost and Usage Reports through the real export pipeline on DynamoDB Local: the real anonymized
- * legacy CUR excerpt (test/fixtures/cur/README.md) as snapshots of its billing period, and beside a
+ * legacy CUR excerpt (test/fixtures/cur/SOURCES.md) as snapshots of its billing period, and beside a
  * FOCUS export of the same account and month. Expected totals are big.js sums of the raw cells.
  */
 import Big from 'big.js';

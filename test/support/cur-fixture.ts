@@ -1,5 +1,5 @@
 /**
- * The real anonymized legacy CUR excerpt (test/fixtures/cur/README.md), parsed independently of the
+ * The real anonymized legacy CUR excerpt (test/fixtures/cur/SOURCES.md), parsed independently of the
  * readers under test, and ways to restate it or rename it to CUR 2.0's snake_case columns.
  */
 import { readFileSync } from 'node:fs';

@@ -10,6 +10,12 @@ export interface LegacyCurSpec {
   /** `category/name` column names (the CSV header). */
   columns: readonly string[];
   fileNames: readonly string[];
+  /**
+   * `new-versions` (default): each assembly in its own folder; `overwrite`: the CSV files directly in
+   * the period folder; `athena`: Parquet under `<report>/<report>/year=YYYY/month=M/` (overwrite, with
+   * the Athena integration's data-status object).
+   */
+  layout?: 'new-versions' | 'overwrite' | 'athena';
 }
 
 export interface LegacyCurDelivery {
@@ -18,6 +24,8 @@ export interface LegacyCurDelivery {
   /** The same manifest in the assembly's folder (never overwritten). */
   assemblyManifestKey: string;
   dataFileKeys: string[];
+  /** The Athena integration's data-status object of the report. */
+  dataStatusKey: string;
   document: Record<string, unknown>;
   json: string;
 }
@@ -30,7 +38,13 @@ export const legacyCurDelivery = (spec: LegacyCurSpec): LegacyCurDelivery => {
   const end = new Date(Date.UTC(year, month, 1));
   const root = spec.prefix === '' ? spec.report : `${spec.prefix}/${spec.report}`;
   const periodFolder = `${root}/${compact(start)}-${compact(end)}`;
-  const dataFileKeys = spec.fileNames.map((name) => `${periodFolder}/${spec.assemblyId}/${name}`);
+  const dataFolder =
+    spec.layout === 'athena'
+      ? `${root}/${spec.report}/year=${year}/month=${month}`
+      : spec.layout === 'overwrite'
+        ? periodFolder
+        : `${periodFolder}/${spec.assemblyId}`;
+  const dataFileKeys = spec.fileNames.map((name) => `${dataFolder}/${name}`);
   const document = {
     assemblyId: spec.assemblyId,
     account: '123412340534',
@@ -39,8 +53,8 @@ export const legacyCurDelivery = (spec: LegacyCurSpec): LegacyCurDelivery => {
       return { category, name, type: 'String' };
     }),
     charset: 'UTF-8',
-    compression: 'GZIP',
-    contentType: 'text/csv',
+    compression: spec.layout === 'athena' ? 'Parquet' : 'GZIP',
+    contentType: spec.layout === 'athena' ? 'Parquet' : 'text/csv',
     reportId: `report-id-${spec.report}`,
     reportName: spec.report,
     billingPeriod: {
@@ -53,6 +67,7 @@ export const legacyCurDelivery = (spec: LegacyCurSpec): LegacyCurDelivery => {
   };
   return {
     periodManifestKey: `${periodFolder}/${spec.report}-Manifest.json`,
+    dataStatusKey: `${root}/cost_and_usage_data_status/cost_and_usage_data_status.parquet`,
     assemblyManifestKey: `${periodFolder}/${spec.assemblyId}/${spec.report}-Manifest.json`,
     dataFileKeys,
     document,

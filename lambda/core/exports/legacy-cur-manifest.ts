@@ -13,6 +13,14 @@
  * The same tenant binding as Data Exports: the data files must be in the manifest's bucket and inside
  * the assembly's folder of this report and period. Both copies of one assembly's manifest describe the
  * same execution (the period folder's manifest key stands for both), so the second is a duplicate.
+ *
+ * A report set to "overwrite existing report" has only the period folder's manifest, and its data files
+ * are in one of two places, both read through the same planner:
+ *   <prefix>/<report>/<yyyymmdd-yyyymmdd>/<report>-<n>.csv.gz                       (CSV / GZIP)
+ *   <prefix>/<report>/<report>/year=YYYY/month=M/<report>-0000n.snappy.parquet      (Parquet, Athena)
+ * The Athena layout also keeps `<prefix>/<report>/cost_and_usage_data_status/cost_and_usage_data_status.parquet`,
+ * whose one `status` cell is UPDATING while AWS rewrites the report and READY when it is done
+ * (`dataStatusKeyOf`; the planner plans such a delivery only when it reads READY).
  */
 import { fail } from '../errors';
 import { isObject, own } from '../formats/fields';
@@ -28,6 +36,7 @@ import {
   type DataFile,
   type ExportManifest,
   type ManifestColumn,
+  type ManifestSpec,
 } from './manifest';
 
 const LEGACY_MANIFEST_KEY =
@@ -150,10 +159,47 @@ const checkCompression = (document: Record<string, unknown>): void => {
   }
 };
 
+/** Where the Athena integration writes a report's Parquet files of the location's month. */
+const athenaDataPrefix = (location: LegacyLocation): string => {
+  const [year, month] = location.billingPeriod.split('-');
+  return `${location.exportRoot}/${location.reportName}/year=${year}/month=${Number(month)}/`;
+};
+
+/** The Athena integration's data-status object of a report (`<prefix>/<report>/`). */
+export const dataStatusKeyOf = (exportRoot: string): string =>
+  `${exportRoot}/cost_and_usage_data_status/cost_and_usage_data_status.parquet`;
+
+/**
+ * Where the data files of this manifest may be: the assembly's folder; for the period folder's
+ * manifest (the only one an overwritten report has) also the period folder itself (files directly in
+ * it) and the Athena partition of the period's month.
+ */
+const dataPrefixesOf = (
+  location: LegacyLocation,
+  periodRoot: string,
+  assemblyId: string,
+): DataPrefix[] =>
+  location.assemblyFolder !== undefined
+    ? [{ prefix: `${periodRoot}/${assemblyId}/` }]
+    : [
+        { prefix: `${periodRoot}/${assemblyId}/` },
+        { prefix: `${periodRoot}/`, direct: true },
+        { prefix: athenaDataPrefix(location), direct: true },
+      ];
+
+interface DataPrefix {
+  prefix: string;
+  /** Files directly in the folder only (not in a subfolder). */
+  direct?: boolean;
+}
+
+const inside = (key: string, { prefix, direct }: DataPrefix): boolean =>
+  key.startsWith(prefix) && !(direct === true && key.slice(prefix.length).includes('/'));
+
 const readDataFiles = (
   document: Record<string, unknown>,
   bucket: string,
-  dataPrefix: string,
+  prefixes: readonly DataPrefix[],
 ): DataFile[] => {
   const raw = own(document, 'reportKeys');
   if (raw === undefined || raw === null) return fail('missing-field', 'reportKeys', 'required');
@@ -165,10 +211,10 @@ const readDataFiles = (
   return raw.map((key, index): DataFile => {
     const field = `reportKeys[${index}]`;
     if (typeof key !== 'string' || key === '') return invalid(field, 'expected an object key');
-    if (hasDotSegment(key) || !key.startsWith(dataPrefix)) {
+    if (hasDotSegment(key) || !prefixes.some((prefix) => inside(key, prefix))) {
       return invalid(
         field,
-        `outside the assembly's folder of this report and period (${dataPrefix}): ${key}`,
+        `outside the folders of this report and period (${prefixes.map((prefix) => prefix.prefix).join(', ')}): ${key}`,
       );
     }
     if (seen.has(key)) return invalid(field, `lists ${key} twice`);
@@ -205,6 +251,11 @@ export const parseLegacyCurManifest = (json: unknown, manifestUri: string): Expo
   const columns = readColumns(document);
   const periodRoot = `${location.exportRoot}/${location.periodFolder}`;
   const reportId = own(document, 'reportId');
+  const dataFiles = readDataFiles(
+    document,
+    bucket,
+    dataPrefixesOf(location, periodRoot, assemblyId),
+  );
   return {
     bucket,
     manifestKey: `${periodRoot}/${location.reportName}-Manifest.json`,
@@ -219,6 +270,74 @@ export const parseLegacyCurManifest = (json: unknown, manifestUri: string): Expo
         : `legacy-cur:${location.reportName}`,
     columns,
     format: manifestFormat(columns),
-    dataFiles: readDataFiles(document, bucket, `${periodRoot}/${assemblyId}/`),
+    dataFiles,
+    ...(dataFiles.some((file) => file.key.startsWith(athenaDataPrefix(location)))
+      ? { dataStatusKey: dataStatusKeyOf(location.exportRoot) }
+      : {}),
+  };
+};
+
+export interface BuiltLegacyCurManifest {
+  /** The period folder's manifest (written last: AWS overwrites it with each assembly). */
+  manifestKey: string;
+  manifestUri: string;
+  /** The assembly folder's copy (never overwritten). */
+  assemblyManifestKey: string;
+  /** Data file keys in manifest order: upload these before the manifests. */
+  dataFileKeys: string[];
+  json: string;
+}
+
+const compactDate = (period: string, monthsAfter: number): string => {
+  const [year, month] = period.split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1 + monthsAfter, 1))
+    .toISOString()
+    .slice(0, 10)
+    .replace(/-/g, '');
+};
+
+/**
+ * A legacy CUR delivery ("create new report versions") for files we upload ourselves (`export put`, the
+ * local run): the assembly's files in its own folder of the period folder, and the manifest for both of
+ * its places. `executionId` is the assembly id; columns are `category/name`. Parses back with
+ * `parseLegacyCurManifest` to the same export (checked here).
+ */
+export const legacyCurManifestFor = (spec: ManifestSpec): BuiltLegacyCurManifest => {
+  const root = spec.prefix === '' ? spec.exportName : `${spec.prefix}/${spec.exportName}`;
+  const periodFolder = `${root}/${compactDate(spec.billingPeriod, 0)}-${compactDate(spec.billingPeriod, 1)}`;
+  const dataFileKeys = spec.dataFileNames.map(
+    (name) => `${periodFolder}/${spec.executionId}/${name}`,
+  );
+  const gzip = spec.dataFileNames.every((name) => name.endsWith('.gz'));
+  const document = {
+    assemblyId: spec.executionId,
+    reportName: spec.exportName,
+    ...(spec.exportArn === undefined ? {} : { reportId: spec.exportArn }),
+    bucket: spec.bucket,
+    billingPeriod: {
+      start: `${compactDate(spec.billingPeriod, 0)}T000000.000Z`,
+      end: `${compactDate(spec.billingPeriod, 1)}T000000.000Z`,
+    },
+    columns: spec.columns.map((column) => {
+      const name = typeof column === 'string' ? column : column.name;
+      const at = name.indexOf('/');
+      if (at <= 0) return invalid('columns', `${name} is not category/name`);
+      return { category: name.slice(0, at), name: name.slice(at + 1), type: 'String' };
+    }),
+    charset: 'UTF-8',
+    compression: gzip ? 'GZIP' : 'NONE',
+    contentType: 'text/csv',
+    reportKeys: dataFileKeys,
+    additionalArtifactKeys: [],
+  };
+  const manifestKey = `${periodFolder}/${spec.exportName}-Manifest.json`;
+  const json = JSON.stringify(document);
+  parseLegacyCurManifest(JSON.parse(json), `s3://${spec.bucket}/${manifestKey}`);
+  return {
+    manifestKey,
+    manifestUri: `s3://${spec.bucket}/${manifestKey}`,
+    assemblyManifestKey: `${periodFolder}/${spec.executionId}/${spec.exportName}-Manifest.json`,
+    dataFileKeys,
+    json,
   };
 };

@@ -47,6 +47,11 @@ export interface ExportManifest {
   /** The provider format its columns are in (`column-format.ts`). */
   format: ExportColumnFormat;
   dataFiles: DataFile[];
+  /**
+   * The legacy CUR's Athena layout only: the report's data-status object, which must read READY for
+   * the delivery to be complete (`legacy-cur-manifest.ts`).
+   */
+  dataStatusKey?: string;
 }
 
 /**

@@ -6,9 +6,9 @@
  * idempotent: chunk commits are conditional, cursors resume). A plan already marked is a duplicate and
  * sends nothing.
  */
-import { fail, PermanentError, ValidationError } from '../errors';
+import { fail, PermanentError, TransientError, ValidationError } from '../errors';
 import { mapWithConcurrency } from '../concurrency';
-import type { DataFile } from './manifest';
+import type { DataFile, ExportManifest } from './manifest';
 import { parseDeliveredManifest } from './delivered-manifest';
 import {
   planExecution,
@@ -24,8 +24,18 @@ import type { ExportTaskMessage } from './task-message';
 
 /** Reads the export bucket. */
 export interface ManifestObjectsPort {
-  /** The manifest's text; a `ValidationError` when it is gone or not text. */
-  readText(bucket: string, key: string): Promise<string>;
+  /**
+   * The manifest's text — of `versionId` when given (the version the notification reported created:
+   * a legacy CUR's period-folder manifest is overwritten by each later assembly); a `ValidationError`
+   * when it is gone or not text.
+   */
+  readText(bucket: string, key: string, versionId?: string): Promise<string>;
+  /**
+   * The `status` cell of a legacy CUR's Athena data-status object (`READY`, `UPDATING`); undefined
+   * when the object does not exist. Needed only where Athena deliveries arrive: without it such a
+   * delivery is never planned.
+   */
+  dataStatus?(bucket: string, key: string): Promise<string | undefined>;
   /** Size (and Parquet row groups) of a data file; undefined when the object does not exist. */
   factsOf(file: DataFile): Promise<FileFacts | undefined>;
 }
@@ -137,14 +147,35 @@ const followRecorded = async (
   return { outcome: 're-enqueued', ref, tasks: recorded.tasks.length };
 };
 
+/**
+ * A legacy CUR's Athena delivery is complete only when the report's data-status object reads READY:
+ * AWS sets it to UPDATING before it rewrites the Parquet files and to READY after. Anything else is
+ * retried (a `TransientError`: the message comes back after the queue's visibility timeout), so the
+ * files are never pinned half rewritten.
+ */
+const requireCompleteDelivery = async (
+  options: PlanDeliveryOptions,
+  manifest: ExportManifest,
+): Promise<void> => {
+  if (manifest.dataStatusKey === undefined) return;
+  const status = await options.objects.dataStatus?.(manifest.bucket, manifest.dataStatusKey);
+  if (status !== 'READY') {
+    throw new TransientError(
+      `s3://${manifest.bucket}/${manifest.dataStatusKey} reads ${status ?? '(no such object)'}, not READY: ` +
+        `AWS is still writing the report; its files are planned once it is done`,
+    );
+  }
+};
+
 /** Plans one manifest delivery; a `RecordError` rejects it (the message goes to the DLQ). */
 export const planDelivery = async (
   created: ObjectCreated,
   options: PlanDeliveryOptions,
 ): Promise<DeliveryResult> => {
   const source = sourceOfManifest(options.sources, created);
-  const text = await options.objects.readText(created.bucket, created.key);
+  const text = await options.objects.readText(created.bucket, created.key, created.versionId);
   const manifest = parseDeliveredManifest(text, `s3://${created.bucket}/${created.key}`);
+  await requireCompleteDelivery(options, manifest);
   const ref: ExecutionRef = {
     tenant: source.tenant,
     source: sourceIdOf(manifest.bucket, manifest.exportRoot),

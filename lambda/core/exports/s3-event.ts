@@ -13,6 +13,8 @@ export interface ObjectCreated {
   eventTime: string;
   /** Hex; orders the events of one key. */
   sequencer: string;
+  /** The version the event reports created (versioned buckets): the one the planner reads. */
+  versionId?: string;
 }
 
 const text = (value: unknown, field: string): string =>
@@ -60,6 +62,9 @@ export const objectsCreatedOf = (message: unknown): ObjectCreated[] => {
         key: decodeS3Key(text(object.key, `${at}.s3.object.key`)),
         eventTime: text(record.eventTime, `${at}.eventTime`),
         sequencer: text(object.sequencer, `${at}.s3.object.sequencer`),
+        ...(typeof object.versionId === 'string' && object.versionId !== ''
+          ? { versionId: object.versionId }
+          : {}),
       },
     ];
   });

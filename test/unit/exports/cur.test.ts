@@ -1,6 +1,6 @@
 /**
  * AWS Cost and Usage Reports through the real readers and the row normalizer: the legacy CUR CSV
- * excerpt is real (test/fixtures/cur/README.md); its CUR 2.0 / Parquet forms are the same cells under
+ * excerpt is real (test/fixtures/cur/SOURCES.md); its CUR 2.0 / Parquet forms are the same cells under
  * AWS's snake_case names. Expected totals are summed here with big.js from the raw cells.
  */
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../../lambda/core/errors';
+import { TransientError, ValidationError } from '../../../lambda/core/errors';
 import { parseDeliveredManifest } from '../../../lambda/core/exports/delivered-manifest';
 import { planDelivery, type RecordedPlan } from '../../../lambda/core/exports/plan-delivery';
 import type { ExecutionPlan } from '../../../lambda/core/exports/plan';
@@ -107,12 +107,24 @@ describe('legacy CUR manifest', () => {
     for (const key of [
       `${folder}/another-assembly/hourly-1.csv.gz`,
       `acme/cur/other/20180501-20180601/${SPEC.assemblyId}/hourly-1.csv.gz`,
-      `${folder}/hourly-1.csv.gz`,
       `${folder}/${SPEC.assemblyId}/../x/hourly-1.csv.gz`,
+      `acme/cur/hourly/hourly/year=2018/month=6/hourly-00001.snappy.parquet`,
+      `acme/cur/hourly/hourly/year=2018/month=05/hourly-00001.snappy.parquet`,
+      `acme/cur/hourly/hourly/year=2018/month=5/x/hourly-00001.snappy.parquet`,
       `tenant-b/cur/hourly/20180501-20180601/${SPEC.assemblyId}/hourly-1.csv.gz`,
     ]) {
-      expect(reasonOf(other(key))).toMatch(/^reportKeys\[0\]: outside the assembly's folder/);
+      expect(reasonOf(other(key))).toMatch(
+        /^reportKeys\[0\]: outside the folders of this report and period/,
+      );
     }
+    // The assembly folder's copy names only its own folder.
+    expect(
+      reasonOf(
+        withDocument({ reportKeys: [`${folder}/hourly-1.csv.gz`] }, delivery.assemblyManifestKey),
+      ),
+    ).toMatch(
+      /^reportKeys\[0\]: outside the folders of this report and period \(acme\/cur\/hourly\/20180501-20180601\/8a7d/,
+    );
     expect(reasonOf(withDocument({ bucket: 'tenant-b-bucket' }))).toBe(
       'bucket: names tenant-b-bucket, not the bucket the manifest is in (exports)',
     );
@@ -243,5 +255,110 @@ describe('planning a legacy CUR delivery', () => {
     await expect(planDelivery(created(delivery.periodManifestKey), options)).rejects.toThrow(
       /no configured export source owns s3:\/\/exports\/acme\/cur\/hourly\/20180501-20180601/,
     );
+  });
+});
+
+describe('a legacy CUR set to overwrite its report', () => {
+  const overwrite = legacyCurDelivery({ ...SPEC, layout: 'overwrite' });
+  const athena = legacyCurDelivery({
+    ...SPEC,
+    layout: 'athena',
+    fileNames: ['hourly-00001.snappy.parquet', 'hourly-00002.snappy.parquet'],
+  });
+
+  it('reads CSV files written directly in the period folder', () => {
+    const manifest = parseDeliveredManifest(overwrite.json, uri(overwrite.periodManifestKey));
+    expect(manifest.dataFiles.map((file) => file.key)).toEqual([
+      'acme/cur/hourly/20180501-20180601/hourly-1.csv.gz',
+      'acme/cur/hourly/20180501-20180601/hourly-2.csv.gz',
+    ]);
+    expect(manifest.dataStatusKey).toBeUndefined();
+  });
+
+  it("reads the Athena layout's Parquet partition of the period's month, and names its data-status object", () => {
+    const manifest = parseDeliveredManifest(athena.json, uri(athena.periodManifestKey));
+    expect(manifest).toMatchObject({
+      executionId: SPEC.assemblyId,
+      billingPeriod: '2018-05',
+      dataStatusKey:
+        'acme/cur/hourly/cost_and_usage_data_status/cost_and_usage_data_status.parquet',
+    });
+    expect(manifest.dataFiles.map((file) => [file.key, file.format])).toEqual([
+      ['acme/cur/hourly/hourly/year=2018/month=5/hourly-00001.snappy.parquet', 'parquet'],
+      ['acme/cur/hourly/hourly/year=2018/month=5/hourly-00002.snappy.parquet', 'parquet'],
+    ]);
+  });
+
+  describe('planning', () => {
+    const setup = (status: string | undefined) => {
+      const reads: { key: string; versionId?: string }[] = [];
+      const versions = new Map<string, string>();
+      const planned: ExecutionPlan[] = [];
+      const options = {
+        sources: [{ tenant: 'acme', bucket: 'exports', prefix: 'acme' }],
+        targetRowsPerTask: 100,
+        objects: {
+          readText: (_bucket: string, key: string, versionId?: string) => {
+            reads.push({ key, versionId });
+            return Promise.resolve(versions.get(versionId ?? '') ?? '');
+          },
+          dataStatus: (_bucket: string, key: string) => {
+            expect(key).toBe(athena.dataStatusKey);
+            return Promise.resolve(status);
+          },
+          factsOf: (file: { key: string }) =>
+            Promise.resolve({ key: file.key, size: 10, rowGroups: [5] }),
+        },
+        plans: {
+          recordPlan: (plan: ExecutionPlan) =>
+            Promise.resolve(void planned.push(plan)).then(() => 'planned' as const),
+          readPlan: (): Promise<RecordedPlan | undefined> => Promise.resolve(undefined),
+          markEnqueued: () => Promise.resolve(),
+        },
+        queue: { send: () => Promise.resolve() },
+      };
+      return { options, reads, versions, planned };
+    };
+    const created = (key: string, versionId: string) => ({
+      bucket: 'exports',
+      key,
+      eventTime: '2018-05-02T06:00:00.000Z',
+      sequencer: '0055AED6DCD90281E5',
+      versionId,
+    });
+
+    it('plans an Athena delivery only once the data-status object reads READY', async () => {
+      for (const status of ['UPDATING', undefined]) {
+        const { options, versions, planned } = setup(status);
+        versions.set('v1', athena.json);
+        await expect(
+          planDelivery(created(athena.periodManifestKey, 'v1'), options),
+        ).rejects.toThrow(TransientError);
+        expect(planned).toHaveLength(0);
+      }
+      const { options, versions, planned } = setup('READY');
+      versions.set('v1', athena.json);
+      expect((await planDelivery(created(athena.periodManifestKey, 'v1'), options)).outcome).toBe(
+        'planned',
+      );
+      expect(planned).toHaveLength(1);
+      expect(planned[0].tasks).toHaveLength(2);
+    });
+
+    it('reads the version of the period manifest that was notified; a new assembly is a new snapshot', async () => {
+      const { options, reads, versions, planned } = setup('READY');
+      const next = legacyCurDelivery({
+        ...SPEC,
+        layout: 'overwrite',
+        assemblyId: 'second-assembly',
+      });
+      versions.set('v1', overwrite.json);
+      versions.set('v2', next.json);
+      // v2 overwrote the key before v1's notification is processed: v1 is still planned as v1.
+      await planDelivery(created(overwrite.periodManifestKey, 'v1'), options);
+      await planDelivery(created(overwrite.periodManifestKey, 'v2'), options);
+      expect(reads.map((read) => read.versionId)).toEqual(['v1', 'v2']);
+      expect(planned.map((plan) => plan.executionId)).toEqual([SPEC.assemblyId, 'second-assembly']);
+    });
   });
 });

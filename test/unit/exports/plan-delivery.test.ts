@@ -7,6 +7,7 @@ import {
   type RecordedPlan,
 } from '../../../lambda/core/exports/plan-delivery';
 import { processManifestBatch } from '../../../lambda/core/exports/manifest-batch';
+import { objectsCreatedOf } from '../../../lambda/core/exports/s3-event';
 import type { ExecutionRef } from '../../../lambda/core/exports/run-task';
 import type { ExportTaskMessage } from '../../../lambda/core/exports/task-message';
 import type { DeadLetterPort, Rejection, SqsRecordInput } from '../../../lambda/core/ports';
@@ -344,5 +345,24 @@ describe('processManifestBatch', () => {
     });
     expect(outcome.results[0].outcome).toBe('applied');
     expect(queue.sent[0].task.objectKey).toContain('acme/focus exports/');
+  });
+});
+
+describe('objectsCreatedOf: the version the event reports', () => {
+  it('keeps s3.object.versionId (versioned buckets), absent otherwise', () => {
+    const event = (object: Record<string, unknown>) => ({
+      Records: [
+        {
+          eventName: 'ObjectCreated:Put',
+          eventTime: '2018-05-02T06:00:00.000Z',
+          s3: {
+            bucket: { name: 'exports' },
+            object: { key: 'a/b-Manifest.json', sequencer: '0A', ...object },
+          },
+        },
+      ],
+    });
+    expect(objectsCreatedOf(event({ versionId: 'v-3' }))[0].versionId).toBe('v-3');
+    expect(objectsCreatedOf(event({}))[0]).not.toHaveProperty('versionId');
   });
 });

@@ -173,6 +173,8 @@ describe('the sample exports', () => {
     ).toEqual([
       'acme-2026-11-e1',
       'messages',
+      'acme-2026-10-cur2-e1',
+      '3f0c9a52-7d4e-4b8f-9a61-2c5e8b1d0a77',
       'acme-2026-11-e1',
       'globex-2026-10-e1',
       'messages',

@@ -13,7 +13,7 @@ describe('generateSample', () => {
     expect(digest(sample.messages)).toBe(
       'f41fb12670d83e091fa37b9abad418a01ad549f0824240ab0335b45ab59a9932',
     );
-    expect(digest(sample)).toBe('453a3392b5e324fdbc074d3fdd3afa5d45ca13ebc0a5a0bd3e6c0bd5e57fb245');
+    expect(digest(sample)).toBe('e802211a714fb217634ea4d3485b71f7e68fc03aadfd5a65d879f708b9ad468a');
   });
 
   it('adds billing exports without moving a stream message: a re-export, a repeated manifest, three formats, bad rows', () => {
@@ -22,9 +22,19 @@ describe('generateSample', () => {
       (sample.exports ?? []).map((d) => [d.executionId, d.files.map((f) => f.name).join(' ')]),
     ).toEqual([
       ['acme-2026-11-e1', 'part-1.csv part-2.csv.gz part-3.parquet'],
+      ['acme-2026-10-cur2-e1', 'cur2-00001.csv.gz'],
+      ['3f0c9a52-7d4e-4b8f-9a61-2c5e8b1d0a77', 'legacy-cur-1.csv'],
       ['acme-2026-11-e1', 'part-1.csv part-2.csv.gz part-3.parquet'],
       ['globex-2026-10-e1', 'part-1.csv'],
       ['acme-2026-11-e2', 'part-1.csv part-2.csv.gz part-3.parquet'],
+    ]);
+    expect((sample.exports ?? []).map((d) => d.format ?? 'focus')).toEqual([
+      'focus',
+      'cur2',
+      'legacy-cur',
+      'focus',
+      'focus',
+      'focus',
     ]);
     const rows = (sample.exports ?? []).flatMap((d) => d.files.flatMap((f) => f.rows));
     expect(rows.some((row) => row.kind === 'malformed')).toBe(true);
@@ -34,10 +44,15 @@ describe('generateSample', () => {
       ['acme-2026-11-e1', 'superseded'],
       ['acme-2026-11-e2', 'current'],
       ['globex-2026-10-e1', 'current'],
+      ['acme-2026-10-cur2-e1', 'current'],
+      ['3f0c9a52-7d4e-4b8f-9a61-2c5e8b1d0a77', 'current'],
     ]);
+    // The CUR exports' accounts are in the truth with every row of their export.
+    const cur2 = sample.truth.ledger.find((t) => t.accountId === '200000000042');
+    expect(cur2?.charges).toBe(14);
     // The export-only account is in the truth with the re-export's rows only.
     const exportOnly = sample.truth.ledger.find((t) => t.accountId === '200000000099');
-    const latest = (sample.exports ?? [])[3].files
+    const latest = (sample.exports ?? [])[5].files
       .flatMap((f) => f.rows)
       .filter((row) => row.kind === 'valid' && row.account === '200000000099');
     expect(exportOnly?.charges).toBe(latest.length);
