@@ -9,7 +9,12 @@ import {
   streamOutputs,
   TENANT_STACKS_OUTPUT,
 } from '../../contract/outputs';
-import { ALERT_STREAM, COST_STREAM, STREAM_DEFINITIONS, type StreamName } from '../../contract/streams';
+import {
+  ALERT_STREAM,
+  COST_STREAM,
+  STREAM_DEFINITIONS,
+  type StreamName,
+} from '../../contract/streams';
 import type { BillingDedupConfig } from '../config';
 import type { QueueConsumer } from '../constructs/queue-consumer';
 import type { ExportPipelines } from './export-pipelines';
