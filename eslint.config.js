@@ -34,4 +34,20 @@ module.exports = tseslint.config(
       ],
     },
   },
+  {
+    files: ['lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)lambda/',
+              message: 'lib/ imports no Lambda code: share it through contract/ (handlers are named by entry path).',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -27,7 +27,7 @@ import {
 } from '../contract/export-sources';
 import { STATELESS_OUTPUTS } from '../contract/outputs';
 import { parseTenants, type TenantConfig } from '../contract/tenant-bindings';
-import { parseThreshold } from '../lambda/core/exports/snapshot';
+import { parseThresholdText } from '../contract/threshold';
 import { parseDataExports, type DataExportConfig } from './data-export-config';
 import { RESERVED_STAGE_WORDS, reservedWordsIn } from './naming';
 import {
@@ -108,12 +108,9 @@ function checkKmsKeyArn(arn: string): string | undefined {
 }
 
 function checkThreshold(text: string): string | undefined {
-  try {
-    parseThreshold(text);
-    return undefined;
-  } catch {
-    return 'must be an exact decimal ≥ 0 such as "1" or "0.01" (an amount in the billing currency)';
-  }
+  return parseThresholdText(text).ok
+    ? undefined
+    : 'must be an exact decimal ≥ 0 such as "1" or "0.01" (an amount in the billing currency)';
 }
 
 /**

@@ -1,31 +1,8 @@
+import type { Outcome } from '../../contract/outcomes';
 import type { RejectionCode } from './errors';
 
-/** The one outcome of a record (docs/consumer-core.md#outcomes). `failed` records are retried; every other outcome is acked. */
-export type Outcome =
-  | 'applied'
-  | 'restated'
-  | 'duplicate'
-  | 'superseded'
-  /** A copy or later version of a charge an operator voided: no effect. */
-  | 'voided'
-  | 'conflict'
-  | 'observed'
-  | 'notified'
-  | 'rejected'
-  | 'failed';
-
-export const OUTCOMES: readonly Outcome[] = [
-  'applied',
-  'restated',
-  'duplicate',
-  'superseded',
-  'voided',
-  'conflict',
-  'observed',
-  'notified',
-  'rejected',
-  'failed',
-];
+/** The one outcome of a record: the list is shared with the dashboard (contract/outcomes.ts). */
+export { OUTCOMES, type Outcome } from '../../contract/outcomes';
 
 export interface RecordResult {
   messageId: string;

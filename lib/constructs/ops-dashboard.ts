@@ -5,7 +5,7 @@ import { acceptedMetric, outcomeMetric, TENANT_RATE_STD_DEVS } from './consumer-
 import { ACCEPTED_METRIC, METRIC_NAMESPACE } from '../../contract/telemetry';
 import type { TenantConfig } from '../../contract/tenant-bindings';
 import { QueueConsumer } from './queue-consumer';
-import { OUTCOMES } from '../../lambda/core/outcomes';
+import { OUTCOMES } from '../../contract/outcomes';
 
 export interface OpsDashboardProps {
   readonly dashboardName: string;

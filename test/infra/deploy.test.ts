@@ -11,7 +11,7 @@ import {
   inlinePolicySizes,
   rendered,
 } from '../../lib/deploy-limits';
-import { EXACT_PREFIX_GRANT_MAX, exportReadPrefixes } from '../../lib/export-pipelines';
+import { EXACT_PREFIX_GRANT_MAX, exportReadPrefixes } from '../../lib/streams/export-pipelines';
 import { InvariantError } from '../../lib/invariants';
 import { messagingName, RESERVED_STAGE_WORDS, resourceName } from '../../lib/naming';
 import { tenantTopicName } from '../../lib/constructs/tenant-topics';

@@ -4,8 +4,9 @@
  * account-currencies that moved by at least a threshold get a readable notification.
  */
 import Big from 'big.js';
+import { parseThresholdText } from '../../../contract/threshold';
 import { fail } from '../errors';
-import { formatDecimal, subtractDecimals, toDecimal } from '../decimal';
+import { formatDecimal, subtractDecimals } from '../decimal';
 import { sumTotals, type ChargeTotals, type CurrencyTotals } from './charge-totals';
 
 export const snapshotTotals = sumTotals;
@@ -101,12 +102,15 @@ export const diffSnapshots = (
   };
 };
 
-/** A non-negative exact decimal; amounts whose |change| reaches it are notified. */
+/**
+ * A non-negative exact decimal; amounts whose |change| reaches it are notified. The rule is shared with
+ * the configuration's check at synth (contract/threshold.ts).
+ */
 export const parseThreshold = (value: string): string => {
-  const threshold = toDecimal(value, 'threshold');
-  return new Big(threshold).lt(0)
-    ? fail('invalid-field', 'threshold', 'must be 0 or more (it applies to |change|)')
-    : threshold;
+  const parsed = parseThresholdText(value);
+  return parsed.ok
+    ? parsed.value
+    : fail(parsed.empty ? 'missing-field' : 'invalid-field', 'threshold', parsed.reason);
 };
 
 /** Exact, signed, at least two fraction digits: `+412.18`, `-0.000123`, `+0.00`. */

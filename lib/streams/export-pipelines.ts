@@ -5,12 +5,12 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, IDependable } from 'constructs';
-import { consumerEnvironment } from '../contract/environment';
-import { EXPORT_STREAMS } from '../contract/streams';
-import { BillingDedupConfig } from './config';
-import { QueueConsumer, type QueueConsumerProps } from './constructs/queue-consumer';
-import { SecureTopic } from './constructs/secure-topic';
-import { messagingName, resourceName, serviceName } from './naming';
+import { consumerEnvironment } from '../../contract/environment';
+import { EXPORT_STREAMS } from '../../contract/streams';
+import { BillingDedupConfig } from '../config';
+import { QueueConsumer, type QueueConsumerProps } from '../constructs/queue-consumer';
+import { SecureTopic } from '../constructs/secure-topic';
+import { messagingName, resourceName, serviceName } from '../naming';
 
 /** The key suffix of the manifest AWS Data Exports writes after an execution's data files. */
 export const MANIFEST_SUFFIX = '-Manifest.json';
