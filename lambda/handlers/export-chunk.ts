@@ -46,14 +46,15 @@ export const createExportChunkHandler = (
   const exports = exportSettings(env);
   const worker = chunkWorkerSettings(env);
   const objects = new ExportObjects(new S3Objects(clients.s3));
+  // Every back-off of the stores and the notifier stops short of the running invocation's end.
+  const remaining = new RemainingTime();
   const notifier = new SnsDiffNotifier({
+    remainingMs: remaining.ms,
     sns: clients.sns,
     dynamo: clients.dynamo,
     topicArn: worker.notificationsTopicArn,
     ...dedupScopeOf(settings),
   });
-  // Every back-off of the stores stops short of the running invocation's end.
-  const remaining = new RemainingTime();
   const store = new ExportStore({
     client: clients.dynamo,
     ledgerTable: exports.ledgerTable,

@@ -52,7 +52,7 @@ export const createExportPlannerHandler = (
     targetRowsPerTask: planner.parquetRowsPerTask,
     objects: new ExportObjects(new S3Objects(clients.s3)),
     plans: new ExportPlans({ client: clients.dynamo, ledgerTable: exports.ledgerTable, store }),
-    queue: new SqsTaskQueue(clients.sqs, planner.chunkQueueUrl),
+    queue: new SqsTaskQueue(clients.sqs, planner.chunkQueueUrl, remaining.ms),
   };
   return batchHandler(
     wiring,
