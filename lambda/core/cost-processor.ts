@@ -4,7 +4,7 @@ import { identityField, incomingOf, parseCharge, type ParsedCharge } from './cha
 import { KeyedSerializer, mapWithConcurrency } from './concurrency';
 import type { DeliveryMode } from '../../contract/environment';
 import { ConflictError, fail, PermanentError, TransientError } from './errors';
-import { chooseGroupSize, likelyToLoseRace, LossRate } from './group-size';
+import { chooseGroupSize, LossRate } from './group-size';
 import { billingPeriodOf, fifoGroupId } from './keys';
 import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';
 import type { Outcome, RecordResult } from './outcomes';
@@ -313,8 +313,6 @@ const commitGroups = async (
     seen.add(key);
     // A charge of a period known to be closed takes the record-by-record path, which books it by policy.
     if (bookings.isKnownClosed(periodKeyOf(charge))) continue;
-    // A charge likely to lose its race commits alone on the record-by-record path, not cancelling a group.
-    if (likelyToLoseRace(charge, known.get(key) ?? undefined)) continue;
     const decision = decideCharge(incomingOf(charge), known.get(key) ?? undefined);
     const commit = commitOf(charge, decision);
     if (commit) planned.push({ charge, commit, outcome: decision.outcome });

@@ -68,17 +68,3 @@ export class LossRate {
     return this.charges === 0 ? 0 : this.losers / this.charges;
   }
 }
-
-/**
- * Whether a charge about to be grouped is likely to lose its race: a later version of a line item
- * (a restatement) while the ledger holds no version of it yet. Its earlier version was delivered
- * before it, so most likely it is being committed by another invocation at this moment. A grouped
- * transaction that loses is cancelled whole and billed for every item in it, so such a charge
- * commits on its own (a transaction of its charge and one shard), where losing costs only itself.
- * Its outcome is unchanged: the decision is the same whichever transaction carries it.
- */
-export const likelyToLoseRace = (
-  incoming: { identity: { kind: string; version: number } },
-  stored: { version: number } | undefined,
-): boolean =>
-  incoming.identity.kind === 'line-item' && incoming.identity.version > 1 && stored === undefined;
