@@ -1,17 +1,9 @@
 import {
-  BatchGetItemCommand,
   GetItemCommand,
-  TransactWriteItemsCommand,
-  TransactionCanceledException,
-  type AttributeValue,
-  type CancellationReason,
   type DynamoDBClient,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
-import Big from 'big.js';
 import { DEFAULT_TOTAL_SHARDS } from '../../contract/environment';
-import { formatDecimal } from '../core/decimal';
-import { PermanentError } from '../core/errors';
 import type { StoredCharge } from '../core/ledger-decision';
 import { billingPeriodOf } from '../core/keys';
 import {
@@ -24,9 +16,11 @@ import {
   type LedgerLayout,
   type LedgerPort,
 } from '../core/ports';
+import { N, S, decimalOf, optionalS, type Item } from './dynamo-kit/attributes';
+import { BATCH_GET_LIMIT, batchGetKeys } from './dynamo-kit/batch';
+import { conditionFailedAt, transactWrite } from './dynamo-kit/transact';
 import {
   CHARGE_PREFIX,
-  DYNAMO_LIMITS,
   LEDGER_PK,
   LEDGER_SK,
   MAX_TOTAL_SHARDS,
@@ -46,35 +40,15 @@ export interface DynamoLedgerOptions {
   totalShards?: number;
 }
 
-const S = (value: string): AttributeValue => ({ S: value });
-const N = (value: string | number): AttributeValue => ({ N: String(value) });
-const CONDITION_FAILED = 'ConditionalCheckFailed';
-/** Reasons that mean "another writer got there first". */
-const LOST_RACE_CODES = new Set([CONDITION_FAILED, 'TransactionConflict']);
+/** Exact decimals as the kit reads them; re-exported for the modules that import them from here. */
+export { decimalOf };
 
-/** DynamoDB Local answers an invalid item with this error; DynamoDB cancels the transaction with a reason. */
-const VALIDATION_EXCEPTION = 'ValidationException';
-const VALIDATION_CODE = 'ValidationError';
-const MAX_REASON_LENGTH = 500;
+/** What DynamoDB's refusal of an invalid charge write is called (kit errors: a `PermanentError`). */
+const REFUSED = 'the ledger rejected the charge';
+/** Unprocessed keys are handed back, never asked again here: the read needs no back-off. */
+const NO_BACKOFF = async (): Promise<void> => undefined;
 
-/**
- * DynamoDB's verdict on the write itself (a total past 38 digits, an item over 400 KB, …): a retry gets
- * the same answer, so the record goes to the DLQ with DynamoDB's reason instead of being retried until
- * the queue gives up on it.
- */
-const refusedWrite = (detail: string): PermanentError =>
-  new PermanentError(
-    'invalid-field',
-    '$',
-    `the ledger rejected the charge: ${detail}`.slice(0, MAX_REASON_LENGTH),
-  );
-
-export const decimalOf = (value: AttributeValue | undefined): string =>
-  value?.N === undefined ? '0' : formatDecimal(new Big(value.N));
-
-const codeOf = (reason: CancellationReason): string => reason.Code ?? 'None';
-
-const storedChargeOf = (item: Record<string, AttributeValue>): StoredCharge => ({
+const storedChargeOf = (item: Item): StoredCharge => ({
   version: Number(item.version?.N ?? '0'),
   contentHash: item.contentHash?.S ?? '',
   amount: decimalOf(item.amount),
@@ -82,14 +56,11 @@ const storedChargeOf = (item: Record<string, AttributeValue>): StoredCharge => (
   ...(item.voidedAt?.S === undefined ? {} : { voided: true }),
 });
 
-const optional = (name: string, value: string | undefined): Record<string, AttributeValue> =>
-  value === undefined ? {} : { [name]: S(value) };
-
 /** The ledger's charge item: amount as an exact `N`, identity, content hash and what a statement shows. */
 export const chargeItem = (
   charge: Pick<ChargeCommit, 'ref' | 'event' | 'identity' | 'contentHash' | 'bookedIn'>,
   nowMs: number,
-): Record<string, AttributeValue> => {
+): Item => {
   const { event } = charge;
   const own = billingPeriodOf(event);
   return {
@@ -109,11 +80,11 @@ export const chargeItem = (
       : {}),
     chargePeriodStart: S(event.chargePeriodStart),
     chargeCategory: S(event.chargeCategory),
-    ...optional('chargeClass', event.chargeClass),
-    ...optional('service', event.service),
-    ...optional('skuId', event.skuId),
-    ...optional('resourceId', event.resourceId),
-    ...optional('description', event.description),
+    ...optionalS('chargeClass', event.chargeClass),
+    ...optionalS('service', event.service),
+    ...optionalS('skuId', event.skuId),
+    ...optionalS('resourceId', event.resourceId),
+    ...optionalS('description', event.description),
     updatedAt: S(new Date(nowMs).toISOString()),
   };
 };
@@ -136,28 +107,26 @@ export class DynamoLedger implements LedgerPort {
     options: { consistent?: boolean } = {},
   ): Promise<Map<string, StoredCharge | null>> {
     const found = new Map<string, StoredCharge | null>();
-    for (let start = 0; start < refs.length; start += DYNAMO_LIMITS.batchGetKeys) {
-      const chunk = refs.slice(start, start + DYNAMO_LIMITS.batchGetKeys);
-      const response = await this.options.client.send(
-        new BatchGetItemCommand({
-          RequestItems: {
-            [this.options.ledgerTable]: {
-              Keys: chunk.map((ref) => ledgerKey(ref.pk, ref.sk)),
-              ConsistentRead: options.consistent ?? true,
-              ProjectionExpression: `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash, voidedAt`,
-            },
+    for (let start = 0; start < refs.length; start += BATCH_GET_LIMIT) {
+      const chunk = refs.slice(start, start + BATCH_GET_LIMIT);
+      for (const ref of chunk) found.set(refKey(ref), null);
+      await batchGetKeys(
+        this.options.client,
+        this.options.ledgerTable,
+        chunk.map((ref) => ledgerKey(ref.pk, ref.sk)),
+        `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash, voidedAt`,
+        (items) => {
+          for (const item of items) found.set(refKey(ledgerKeyOf(item)), storedChargeOf(item));
+        },
+        NO_BACKOFF,
+        {
+          consistent: options.consistent ?? true,
+          // Left out of the answer: the caller reads them again when it needs them.
+          unprocessed: (keys) => {
+            for (const key of keys) found.delete(refKey(ledgerKeyOf(key)));
           },
-        }),
+        },
       );
-      const unprocessed = new Set(
-        (response.UnprocessedKeys?.[this.options.ledgerTable]?.Keys ?? []).map((key) =>
-          refKey(ledgerKeyOf(key)),
-        ),
-      );
-      for (const ref of chunk) if (!unprocessed.has(refKey(ref))) found.set(refKey(ref), null);
-      for (const item of response.Responses?.[this.options.ledgerTable] ?? []) {
-        found.set(refKey(ledgerKeyOf(item)), storedChargeOf(item));
-      }
     }
     return found;
   }
@@ -175,16 +144,16 @@ export class DynamoLedger implements LedgerPort {
   }
 
   async commit(commit: ChargeCommit, options: CommitOptions = {}): Promise<CommitResult> {
-    const reasons = await this.transact([
+    const answer = await this.transact([
       this.chargePut(commit),
       ...this.shardWrites([commit], options.attempt ?? 1).map(({ write }) =>
         shardUpdate(this.options.ledgerTable, write),
       ),
     ]);
-    if (!reasons) return 'committed';
-    const [charge, shard] = reasons.map(codeOf);
-    if (charge === CONDITION_FAILED) return 'lost-race';
-    return shard === CONDITION_FAILED ? 'period-closed' : 'contended';
+    if (answer.outcome === 'committed') return 'committed';
+    // Items: the charge, then its shard.
+    if (conditionFailedAt(answer.codes, 0)) return 'lost-race';
+    return conditionFailedAt(answer.codes, 1) ? 'period-closed' : 'contended';
   }
 
   async commitGroup(
@@ -192,16 +161,16 @@ export class DynamoLedger implements LedgerPort {
     options: CommitOptions = {},
   ): Promise<GroupCommitResult> {
     const writes = this.shardWrites(commits, options.attempt ?? 1);
-    const reasons = await this.transact([
+    const answer = await this.transact([
       ...commits.map((commit) => this.chargePut(commit)),
       ...writes.map(({ write }) => shardUpdate(this.options.ledgerTable, write)),
     ]);
-    if (!reasons) return { result: 'committed' };
-    const codes = reasons.map(codeOf);
+    if (answer.outcome === 'committed') return { result: 'committed' };
+    const { codes, reasons } = answer;
     // Items are the charge of each commit in order, then one shard per target partition.
     const losers = commits
       .map((_, index) => index)
-      .filter((index) => codes[index] === CONDITION_FAILED);
+      .filter((index) => conditionFailedAt(codes, index));
     if (losers.length > 0) {
       // A failed charge condition came back with the item as it was (ReturnValuesOnConditionCheckFailure).
       const current = new Map<number, StoredCharge | null>();
@@ -212,7 +181,7 @@ export class DynamoLedger implements LedgerPort {
       return { result: 'lost-race', losers, current };
     }
     const closed = writes.flatMap(({ commits: indexes }, index) =>
-      codes[commits.length + index] === CONDITION_FAILED ? indexes : [],
+      conditionFailedAt(codes, commits.length + index) ? indexes : [],
     );
     if (closed.length > 0) return { result: 'period-closed', closed: closed.sort((a, b) => a - b) };
     return { result: 'contended' };
@@ -261,30 +230,9 @@ export class DynamoLedger implements LedgerPort {
     return [...byPartition.values()];
   }
 
-  /**
-   * Runs a transaction: undefined when committed, the cancellation codes when another writer won. A
-   * write DynamoDB refuses as invalid throws a `PermanentError`; any other error is passed on.
-   */
-  private async transact(items: TransactWriteItem[]): Promise<CancellationReason[] | undefined> {
-    try {
-      await this.options.client.send(new TransactWriteItemsCommand({ TransactItems: items }));
-      return undefined;
-    } catch (error) {
-      if (error instanceof Error && error.name === VALIDATION_EXCEPTION) {
-        throw refusedWrite(error.message);
-      }
-      if (error instanceof TransactionCanceledException) {
-        const reasons = error.CancellationReasons ?? [];
-        const invalid = reasons.find((reason) => reason.Code === VALIDATION_CODE);
-        if (invalid) {
-          throw refusedWrite(
-            `DynamoDB refused the write as invalid: ${invalid.Message ?? 'no message'}`,
-          );
-        }
-        if (reasons.some((reason) => LOST_RACE_CODES.has(reason.Code ?? 'None'))) return reasons;
-      }
-      throw error;
-    }
+  /** Runs a transaction through the kit: committed, or cancelled with the code of each item. */
+  private transact(items: TransactWriteItem[]) {
+    return transactWrite(this.options.client, items, REFUSED);
   }
 
   /**

@@ -1,10 +1,7 @@
-import {
-  BatchGetItemCommand,
-  ScanCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { decimalOf } from './dynamo-kit/attributes';
+import { jitteredBackoff, type Backoff } from './dynamo-kit/backoff';
+import { BATCH_GET_LIMIT, batchGetKeys } from './dynamo-kit/batch';
 import { queryAll, queryBySortKeyPrefix } from './paged-query';
 import { snapshotTotalsOf } from './export-items';
 import {
@@ -159,28 +156,29 @@ const currentOf = (item: Record<string, AttributeValue>): CurrentSnapshot => ({
   ...(item.precedence?.N ? { precedence: Number(item.precedence.N) } : {}),
 });
 
+/** Back-off before asking again for unprocessed keys, when the caller brings none of its own. */
+const READ_BACKOFF = jitteredBackoff({ baseMs: 20, capMs: 1_000 });
+
 /** The CURRENT pointers of the export sources the snapshot items name (one BatchGetItem per 100). */
 export const readCurrentPointers = async (
   client: DynamoDBClient,
   table: string,
   parts: SnapshotPart[],
+  backoff: Backoff = READ_BACKOFF,
 ): Promise<CurrentSnapshot[]> => {
   const pks = [
     ...new Set(parts.map((part) => exportPartitionKey(part.tenant, part.source, part.period))),
   ];
   const pointers: CurrentSnapshot[] = [];
-  let pending = pks.map((pk) => ledgerKey(pk, CURRENT_SK));
-  while (pending.length > 0) {
-    const response = await client.send(
-      new BatchGetItemCommand({
-        RequestItems: { [table]: { Keys: pending.slice(0, 100), ConsistentRead: true } },
-      }),
+  for (let start = 0; start < pks.length; start += BATCH_GET_LIMIT) {
+    await batchGetKeys(
+      client,
+      table,
+      pks.slice(start, start + BATCH_GET_LIMIT).map((pk) => ledgerKey(pk, CURRENT_SK)),
+      undefined,
+      (items) => pointers.push(...items.map(currentOf)),
+      backoff,
     );
-    pointers.push(...(response.Responses?.[table] ?? []).map(currentOf));
-    pending = [
-      ...pending.slice(100),
-      ...((response.UnprocessedKeys?.[table]?.Keys ?? []) as typeof pending),
-    ];
   }
   return pointers;
 };

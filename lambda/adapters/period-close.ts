@@ -180,7 +180,7 @@ const pinsAtClose = async (
     return { pinned, ...(authoritative ? { authoritative } : {}), checks: [] };
   }
   const parts = snapshots.map(snapshotPartOf);
-  const pointers = await readCurrentPointers(t.client, t.table, parts);
+  const pointers = await readCurrentPointers(t.client, t.table, parts, t.pause);
   // Fixed by the first close (the checks keep the pointers, hence their ranks, as read).
   const pins = pinsAtFirstClose(
     key,
@@ -216,7 +216,7 @@ export const completeClose = async (t: PeriodTable, key: PeriodKey): Promise<Per
   }
   const parts = snapshots.map(snapshotPartOf);
   // The pointers only rank the pinned sources (which one is authoritative); the pins say what counts.
-  const pointers = await readCurrentPointers(t.client, table, parts);
+  const pointers = await readCurrentPointers(t.client, table, parts, t.pause);
   const totalsAtClose = totalsMap(
     statementRows(totals.flatMap(streamTotalsOf), parts, pointers, [periodInfoOf(period)]).map(
       ({ currency, total, charges }) => ({ currency, total, charges }),

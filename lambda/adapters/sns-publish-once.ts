@@ -5,7 +5,7 @@ import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persi
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
-import { jitteredBackoff } from './dynamo-kit/backoff';
+import { jitteredBackoff, type Backoff } from './dynamo-kit/backoff';
 import { DEDUP_EXPIRES_AT, DEDUP_PK, alertClaimPrefix, type DedupScope } from './table-layout';
 
 export interface SnsMessage {
@@ -19,12 +19,14 @@ export interface SnsPublishOnceOptions extends DedupScope {
   sns: SNSClient;
   dynamo: DynamoDBClient;
   topicArn: string;
+  /** The invocation's remaining time, when known: retries of the COMPLETED mark never pause past it. */
+  remainingMs?: () => number;
 }
 
 /** How many times marking a claim COMPLETED is tried before the error surfaces. */
 const COMPLETION_ATTEMPTS = 6;
 /** Up to 25 ms · 2^attempt between completion attempts, jittered. */
-const completionBackoff = jitteredBackoff({ baseMs: 25, capMs: 1_600 });
+const COMPLETION_BACKOFF = { baseMs: 25, capMs: 1_600 };
 
 /**
  * Marking a claim COMPLETED happens after the publish. If that write gives up (throttling outlasting
@@ -35,6 +37,7 @@ class CompletionRetryingPersistenceLayer extends DynamoDBPersistenceLayer {
   constructor(
     options: ConstructorParameters<typeof DynamoDBPersistenceLayer>[0],
     private readonly completionAttempts: number,
+    private readonly completionBackoff: Backoff,
   ) {
     super(options);
   }
@@ -45,7 +48,7 @@ class CompletionRetryingPersistenceLayer extends DynamoDBPersistenceLayer {
         return await super._updateRecord(record);
       } catch (error) {
         if (attempt >= this.completionAttempts) throw error;
-        await completionBackoff(attempt);
+        await this.completionBackoff(attempt);
       }
     }
   }
@@ -74,6 +77,10 @@ export class SnsPublishOnce {
         awsSdkV3Client: options.dynamo,
       },
       COMPLETION_ATTEMPTS,
+      jitteredBackoff({
+        ...COMPLETION_BACKOFF,
+        ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
+      }),
     );
     const publish = async (
       _key: string,

@@ -1,20 +1,26 @@
 /** The chunk queue: export tasks sent with SendMessageBatch, ten per call, failed entries sent again. */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { TaskQueuePort } from '../core/exports/plan-delivery';
-import { jitteredBackoff } from './dynamo-kit/backoff';
+import { jitteredBackoff, type Backoff } from './dynamo-kit/backoff';
 import { taskMessageBody, type ExportTaskMessage } from '../core/exports/task-message';
 
 export const SEND_BATCH_LIMIT = 10;
 const ATTEMPTS = 5;
 
 /** Up to 50 ms · 2^attempt, jittered (attempts stop at ATTEMPTS, under the cap). */
-const pause = jitteredBackoff({ baseMs: 50, capMs: 1_000 });
+const BACKOFF = { baseMs: 50, capMs: 1_000 };
 
 export class SqsTaskQueue implements TaskQueuePort {
+  private readonly pause: Backoff;
+
+  /** `remainingMs`: the invocation's remaining time, when known; no pause goes past it. */
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
-  ) {}
+    remainingMs?: () => number,
+  ) {
+    this.pause = jitteredBackoff({ ...BACKOFF, ...(remainingMs ? { remainingMs } : {}) });
+  }
 
   async send(messages: readonly ExportTaskMessage[]): Promise<void> {
     for (let start = 0; start < messages.length; start += SEND_BATCH_LIMIT) {
@@ -41,7 +47,7 @@ export class SqsTaskQueue implements TaskQueuePort {
       }
       const retry = new Set(failed.map((entry) => entry.Id));
       pending = pending.filter((entry) => retry.has(entry.Id));
-      await pause(attempt);
+      await this.pause(attempt);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { jitteredBackoff, type Backoff } from './backoff';
 import type { BatchOutcome } from './batch';
 import { identityField, incomingOf, parseCharge, type ParsedCharge } from './charge';
 import { KeyedSerializer, mapWithConcurrency } from './concurrency';
@@ -59,10 +60,16 @@ export interface CostProcessorOptions {
 export const MAX_PAUSE_MS = 1_000;
 export const DEADLINE_MARGIN_MS = 2_000;
 
-const jitteredPause = (attemptNumber: number): Promise<void> =>
-  new Promise((resolve) =>
-    setTimeout(resolve, Math.random() * Math.min(MAX_PAUSE_MS, 20 * 2 ** attemptNumber)),
-  );
+/**
+ * The default back-off (`core/backoff.ts`): up to 20 ms · 2^attempt, at most MAX_PAUSE_MS, jittered,
+ * and never into the margin kept before the deadline.
+ */
+const defaultPause = (options: CostProcessorOptions): Backoff =>
+  jitteredBackoff({
+    baseMs: 20,
+    capMs: MAX_PAUSE_MS,
+    ...(options.deadline ? { remainingMs: options.deadline, reserveMs: DEADLINE_MARGIN_MS } : {}),
+  });
 
 /** Whether another attempt fits: within the deadline (minus margin and a full pause), else the cap. */
 const mayRetry = (options: CostProcessorOptions, attemptsMade: number): boolean =>
@@ -136,7 +143,7 @@ export const processCostBatch = async (
   records: readonly SqsRecordInput[],
   options: CostProcessorOptions,
 ): Promise<BatchOutcome> => {
-  const pause = options.pause ?? jitteredPause;
+  const pause = options.pause ?? defaultPause(options);
   const bookings = new Bookings(
     options.lateChargePolicy ?? 'roll-forward',
     options.periods ? (key) => options.periods!.stateOf(key) : undefined,

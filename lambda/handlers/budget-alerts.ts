@@ -8,6 +8,7 @@ import { dedupScopeOf } from '../adapters/table-layout';
 import type { BatchObserver } from '../core/batch';
 import { processAlertBatch } from '../core/alert-processor';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
+import { RemainingTime } from './remaining-time';
 
 export interface BudgetAlertsClients {
   dynamo: DynamoDBClient;
@@ -27,7 +28,10 @@ export const createBudgetAlertsHandler = (
 ): ((event: SQSEvent, context: Context) => Promise<SQSBatchResponse>) => {
   const wiring = wireConsumer(env, clients);
   const { settings, deadLetters } = wiring;
+  // The notifier's retries stop short of the running invocation's end.
+  const remaining = new RemainingTime();
   const notifier = new SnsNotifier({
+    remainingMs: remaining.ms,
     sns: clients.sns,
     dynamo: clients.dynamo,
     topicArn: notificationsTopicArn(env),
@@ -40,6 +44,7 @@ export const createBudgetAlertsHandler = (
   );
   return async (event, context) => {
     notifier.useContext(context);
+    remaining.use(context);
     return handle(event);
   };
 };

@@ -10,6 +10,7 @@ import { processCostBatch } from '../core/cost-processor';
 import { LossRate } from '../core/group-size';
 import { TenantRouter } from '../core/tenant-binding';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
+import { RemainingTime } from './remaining-time';
 
 export interface CostLedgerClients {
   dynamo: DynamoDBClient;
@@ -27,6 +28,8 @@ export const createCostLedgerHandler = (
   const tenants = new TenantRouter(tenantBindings(env));
   const totalShards = readTotalShards(env);
   const lateChargePolicy = readLateChargePolicy(env);
+  // Every back-off of the stores stops short of the running invocation's end.
+  const remaining = new RemainingTime();
   const ledger = new DynamoLedger({
     client: clients.dynamo,
     ledgerTable: ledgerTableName(env),
@@ -36,13 +39,15 @@ export const createCostLedgerHandler = (
     client: clients.dynamo,
     ledgerTable: ledgerTableName(env),
     totalShards,
+    remainingMs: remaining.ms,
   });
   // How often this environment's grouped charges lose their race: it sizes the grouped transactions.
   const lossRate = new LossRate();
   return batchHandler(
     wiring,
-    (records, context) =>
-      processCostBatch(records, {
+    (records, context) => {
+      remaining.use(context);
+      return processCostBatch(records, {
         ...settings,
         lossRate,
         ledger,
@@ -51,7 +56,8 @@ export const createCostLedgerHandler = (
         periods,
         lateChargePolicy,
         ...(context ? { deadline: () => context.getRemainingTimeInMillis() } : {}),
-      }),
+      });
+    },
     observe,
   );
 };

@@ -17,6 +17,7 @@ import type { BatchObserver } from '../core/batch';
 import { bookThroughCostPath } from '../core/exports/late-correction-pass';
 import { processTaskBatch, type TaskBatchOptions } from '../core/exports/task-batch';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
+import { RemainingTime } from './remaining-time';
 import { exportS3Client } from './export-planner';
 
 export interface ExportChunkClients {
@@ -45,13 +46,20 @@ export const createExportChunkHandler = (
   const exports = exportSettings(env);
   const worker = chunkWorkerSettings(env);
   const objects = new ExportObjects(new S3Objects(clients.s3));
+  // Every back-off of the stores and the notifier stops short of the running invocation's end.
+  const remaining = new RemainingTime();
   const notifier = new SnsDiffNotifier({
+    remainingMs: remaining.ms,
     sns: clients.sns,
     dynamo: clients.dynamo,
     topicArn: worker.notificationsTopicArn,
     ...dedupScopeOf(settings),
   });
-  const store = new ExportStore({ client: clients.dynamo, ledgerTable: exports.ledgerTable });
+  const store = new ExportStore({
+    client: clients.dynamo,
+    ledgerTable: exports.ledgerTable,
+    remainingMs: remaining.ms,
+  });
   const totalShards = readTotalShards(env);
   // Corrections of closed periods are charges: the cost consumer's ledger, periods and policy.
   const ledger = new DynamoLedger({
@@ -63,6 +71,7 @@ export const createExportChunkHandler = (
     client: clients.dynamo,
     ledgerTable: exports.ledgerTable,
     totalShards,
+    remainingMs: remaining.ms,
   });
   const lateChargePolicy = readLateChargePolicy(env);
   const options: TaskBatchOptions = {
@@ -81,6 +90,7 @@ export const createExportChunkHandler = (
   };
   return async (event, context) => {
     if (context) notifier.useContext(context);
+    remaining.use(context);
     const budget = context ? { remainingMs: () => context.getRemainingTimeInMillis() } : undefined;
     const corrections = {
       store,

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ExportObjects } from '../adapters/export-objects';
 import { ExportPlans } from '../adapters/export-plans';
 import { exportSettings, plannerSettings } from '../adapters/export-settings';
@@ -11,6 +11,7 @@ import { SqsTaskQueue } from '../adapters/sqs-task-queue';
 import type { BatchObserver } from '../core/batch';
 import { processManifestBatch } from '../core/exports/manifest-batch';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
+import { RemainingTime } from './remaining-time';
 
 export interface ExportPlannerClients {
   dynamo: DynamoDBClient;
@@ -31,12 +32,18 @@ export const createExportPlannerHandler = (
     s3: exportS3Client(env),
   },
   observe?: BatchObserver,
-): ((event: SQSEvent) => Promise<SQSBatchResponse>) => {
+): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
   const wiring = wireConsumer(env, clients);
   const { settings, deadLetters } = wiring;
   const exports = exportSettings(env);
   const planner = plannerSettings(env);
-  const store = new ExportStore({ client: clients.dynamo, ledgerTable: exports.ledgerTable });
+  // Every back-off of the store stops short of the running invocation's end.
+  const remaining = new RemainingTime();
+  const store = new ExportStore({
+    client: clients.dynamo,
+    ledgerTable: exports.ledgerTable,
+    remainingMs: remaining.ms,
+  });
   const options = {
     concurrency: settings.concurrency,
     deliveryMode: settings.deliveryMode,
@@ -45,9 +52,16 @@ export const createExportPlannerHandler = (
     targetRowsPerTask: planner.parquetRowsPerTask,
     objects: new ExportObjects(new S3Objects(clients.s3)),
     plans: new ExportPlans({ client: clients.dynamo, ledgerTable: exports.ledgerTable, store }),
-    queue: new SqsTaskQueue(clients.sqs, planner.chunkQueueUrl),
+    queue: new SqsTaskQueue(clients.sqs, planner.chunkQueueUrl, remaining.ms),
   };
-  return batchHandler(wiring, (records) => processManifestBatch(records, options), observe);
+  return batchHandler(
+    wiring,
+    (records, context) => {
+      remaining.use(context);
+      return processManifestBatch(records, options);
+    },
+    observe,
+  );
 };
 
 export const handler = onFirstInvocation(() => createExportPlannerHandler());

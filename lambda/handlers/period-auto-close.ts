@@ -8,6 +8,7 @@ import { autoCloseReason, latestDuePeriod, planAutoClose } from '../core/auto-cl
 import { PeriodError } from '../core/errors';
 import type { PeriodKey, PeriodPort } from '../core/ports';
 import { onFirstInvocation } from './consumer';
+import { RemainingTime } from './remaining-time';
 
 /** Left unused at the end of an invocation: a close in flight finishes, the rest waits for tomorrow. */
 export const AUTO_CLOSE_TIME_MARGIN_MS = 30_000;
@@ -46,7 +47,11 @@ export const createAutoCloseHandler = (
   const afterDays = readPositiveInteger(env, ENV.autoCloseAfterDays, 0);
   if (afterDays < 1) throw new Error(`Environment variable ${ENV.autoCloseAfterDays} is not set`);
   const now = deps.now ?? Date.now;
-  const periods = deps.periods ?? new DynamoPeriods({ client: deps.dynamo, ledgerTable, now });
+  // The closes' back-off stops short of the running invocation's end.
+  const remaining = new RemainingTime();
+  const periods =
+    deps.periods ??
+    new DynamoPeriods({ client: deps.dynamo, ledgerTable, now, remainingMs: remaining.ms });
   const telemetry = deps.telemetry ?? createTelemetry(env);
   const by = `auto-close:${env.AWS_LAMBDA_FUNCTION_NAME ?? 'local'}`;
 
@@ -54,6 +59,7 @@ export const createAutoCloseHandler = (
     _event: ScheduledEvent | Record<string, never>,
     context: Pick<Context, 'getRemainingTimeInMillis'>,
   ): Promise<AutoCloseSummary> => {
+    remaining.use(context);
     const at = now();
     const latest = latestDuePeriod(at, afterDays);
     const candidates = await scanAutoCloseCandidates(deps.dynamo, ledgerTable, latest);

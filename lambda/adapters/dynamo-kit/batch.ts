@@ -43,8 +43,9 @@ export const batchPutItems = async (
 };
 
 /**
- * Reads up to 100 keys with BatchGetItem (consistently), handing each response's items to `found`
- * and asking again for the unprocessed keys.
+ * Reads up to 100 keys with BatchGetItem (consistently unless told otherwise), handing each response's
+ * items to `found` and asking again for the unprocessed keys — or, when the caller takes them
+ * (`unprocessed`), handing them over instead, for a caller that reads them later in its own way.
  */
 export const batchGetKeys = async (
   client: DynamoDBClient,
@@ -53,6 +54,7 @@ export const batchGetKeys = async (
   projection: string | undefined,
   found: (items: Item[]) => void,
   backoff: Backoff,
+  options: { consistent?: boolean; unprocessed?: (keys: Item[]) => void } = {},
 ): Promise<void> => {
   let pending = keys;
   for (let attempt = 0; pending.length > 0; attempt += 1) {
@@ -61,7 +63,7 @@ export const batchGetKeys = async (
         RequestItems: {
           [table]: {
             Keys: pending,
-            ConsistentRead: true,
+            ConsistentRead: options.consistent ?? true,
             ...(projection ? { ProjectionExpression: projection } : {}),
           },
         },
@@ -69,6 +71,10 @@ export const batchGetKeys = async (
     );
     found(response.Responses?.[table] ?? []);
     pending = (response.UnprocessedKeys?.[table]?.Keys ?? []) as Item[];
+    if (options.unprocessed && pending.length > 0) {
+      options.unprocessed(pending);
+      return;
+    }
     if (pending.length > 0) await backoff(Math.min(attempt, MAX_BACKOFF_ATTEMPT));
   }
 };
