@@ -8,11 +8,11 @@
 import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseFaultSpec, UsageError, type FaultRates } from './faults';
-import { consoleProgress, silentProgress } from './progress';
-import { summaryText } from './report';
-import { AbortedError, DEFAULT_SEED, runLocal } from './runtime';
-import { LocalConfigError } from './synth';
+import { parseFaultSpec, UsageError, type FaultRates } from './runtime/faults';
+import { consoleProgress, silentProgress } from './report/progress';
+import { summaryText } from './report/run-report';
+import { AbortedError, DEFAULT_SEED, runLocal } from './phases/run-local';
+import { LocalConfigError } from './runtime/synth';
 
 export interface CliOptions {
   input?: string;

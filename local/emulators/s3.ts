@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { CreateBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../emulators';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
 import {
   matchesNotificationRule,
   nextSequencer,

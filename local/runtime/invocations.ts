@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
-import type { Outcome } from '../lambda/core/outcomes';
+import type { Outcome } from '../../lambda/core/outcomes';
 
 export interface InvocationScope {
   invocationId: number;

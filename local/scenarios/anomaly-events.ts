@@ -3,7 +3,7 @@
  * and through the EventBridge rule (`local/eventbridge.ts`), both without message attributes (so in the
  * `default` tenant), and again as its impact grows. One notification per anomaly.
  */
-import { anomalyDetectedEvent, ruleTargetDelivery } from '../eventbridge';
+import { anomalyDetectedEvent, ruleTargetDelivery } from '../emulators/eventbridge-rule';
 import { pad } from './calendar';
 import type { SampleDraft } from './draft';
 import { alertOnce } from './logical-alert';

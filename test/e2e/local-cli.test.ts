@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseFaultSpec } from '../../local/faults';
+import { parseFaultSpec } from '../../local/runtime/faults';
 import { parseCli } from '../../local/main';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -104,4 +104,4 @@ export const createLedgerTables = async (client: DynamoDBClient): Promise<Ledger
 };
 
 /** The SQS emulator moved to the local runtime (local/emulators.ts); re-exported for the tests. */
-export { startLocalSqs, type LocalSqs } from '../../local/emulators';
+export { startLocalSqs, type LocalSqs } from '../../local/emulators/dynamodb-sqs';
