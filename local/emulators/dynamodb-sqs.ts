@@ -190,7 +190,7 @@ const installFidelityShim = (queue: EmulatorQueue): void => {
     typeof queue.delete !== 'function'
   )
     throw new Error(
-      'local-aws-sqs internals changed: update the fidelity shim in local/emulators.ts',
+      'local-aws-sqs internals changed: update the fidelity shim in local/emulators/dynamodb-sqs.ts',
     );
   const entries = new Map<string, EmulatorEntry>();
   const newRecord = queue.newRecord;

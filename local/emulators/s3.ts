@@ -47,7 +47,7 @@ interface S3rverInstance {
 }
 type S3rverConstructor = new (options: Record<string, unknown>) => S3rverInstance;
 
-/** Whatever publishes to an SNS topic: the in-process `LocalSns` (local/sns.ts) fits. */
+/** Whatever publishes to an SNS topic: the in-process `LocalSns` (local/emulators/sns-in-process.ts) fits. */
 export interface NotificationPublisher {
   publish(input: { topicArn: string; message: string; subject?: string }): Promise<unknown>;
 }

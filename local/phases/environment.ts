@@ -11,7 +11,12 @@ import {
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { startDynamoDbLocal, startLocalSqs, type DynamoDbLocal, type LocalSqs } from '../emulators/dynamodb-sqs';
+import {
+  startDynamoDbLocal,
+  startLocalSqs,
+  type DynamoDbLocal,
+  type LocalSqs,
+} from '../emulators/dynamodb-sqs';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../emulators/local-aws';
 import { startLocalS3, type LocalS3 } from '../emulators/s3';
 import { notificationRulesOf } from '../emulators/s3-notifications';

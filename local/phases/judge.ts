@@ -6,7 +6,11 @@ import { DEFAULT_EXPORT_DIFF_THRESHOLD, ENV } from '../../contract/environment';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { readAllTotals, type LedgerTotal } from '../../lambda/adapters/ledger-reader';
-import { readExportReport, type ExportDiffReport, type ExportReport } from '../report/export-executions';
+import {
+  readExportReport,
+  type ExportDiffReport,
+  type ExportReport,
+} from '../report/export-executions';
 import type { FaultRates } from '../runtime/faults';
 import type { InputFile, InputProblem } from '../input-file';
 import { EXPORT_DIFF_KIND } from '../../lambda/core/exports/diff-message';

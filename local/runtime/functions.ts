@@ -81,7 +81,7 @@ export const handlerFactoryFor = (
   const stream = env[ENV.streamName];
   if (!Object.prototype.hasOwnProperty.call(HANDLER_FACTORIES, stream ?? ''))
     throw new Error(
-      `function ${functionName}: no local handler for ${ENV.streamName}=${String(stream)} (known: ${Object.keys(HANDLER_FACTORIES).join(', ')}); add it to local/functions.ts`,
+      `function ${functionName}: no local handler for ${ENV.streamName}=${String(stream)} (known: ${Object.keys(HANDLER_FACTORIES).join(', ')}); add it to local/runtime/functions.ts`,
     );
   return { stream, ...HANDLER_FACTORIES[stream as keyof typeof HANDLER_FACTORIES] };
 };

@@ -1,5 +1,5 @@
 /**
- * Per-invocation scope (AsyncLocalStorage): the handlers' batch observer (local/functions.ts) adds record
+ * Per-invocation scope (AsyncLocalStorage): the handlers' batch observer (local/runtime/functions.ts) adds record
  * outcomes to it, so the late results of an abandoned (timed-out) invocation are recognised as such.
  * The handler log sink: Powertools Logger runs in dev mode locally (POWERTOOLS_DEV=true: it writes
  * through the global console), so the sink wraps the console methods for the duration of the run and

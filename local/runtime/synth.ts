@@ -64,7 +64,9 @@ export class LocalConfigError extends Error {
 /** cdk.json "context", so the local run sees the same configuration as `cdk synth`. */
 const projectContext = (): Record<string, unknown> => {
   try {
-    const cdkJson = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', 'cdk.json'), 'utf8')) as {
+    const cdkJson = JSON.parse(
+      readFileSync(path.resolve(__dirname, '..', '..', 'cdk.json'), 'utf8'),
+    ) as {
       context?: Record<string, unknown>;
     };
     return cdkJson.context ?? {};
