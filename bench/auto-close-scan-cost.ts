@@ -12,7 +12,8 @@ import {
   type AttributeValue,
   type ScanCommandOutput,
 } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS, startDynamoDbLocal } from '../local/emulators';
+import { startDynamoDbLocal } from '../local/emulators/dynamodb-sqs';
+import { LOCAL_CREDENTIALS } from '../local/emulators/local-aws';
 import { DynamoLedger } from '../lambda/adapters/dynamo-ledger';
 import { scanAutoCloseCandidates } from '../lambda/adapters/period-candidates';
 import { processCostBatch } from '../lambda/core/cost-processor';

@@ -6,7 +6,8 @@
  *   npx tsx bench/closed-check-cost.ts
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS, startDynamoDbLocal } from '../local/emulators';
+import { startDynamoDbLocal } from '../local/emulators/dynamodb-sqs';
+import { LOCAL_CREDENTIALS } from '../local/emulators/local-aws';
 import { DynamoLedger } from '../lambda/adapters/dynamo-ledger';
 import { NOT_CLOSED } from '../lambda/adapters/total-shards';
 import { processCostBatch } from '../lambda/core/cost-processor';

@@ -13,7 +13,7 @@ import {
   PutItemCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS } from '../local/emulators';
+import { LOCAL_CREDENTIALS } from '../local/emulators/local-aws';
 import { median } from './lib/median';
 import { benchLogger, withDynamoDb } from './lib/session';
 

@@ -16,7 +16,7 @@ import { COST_STREAM } from '../../contract/streams';
 import { readAllTotals } from '../../lambda/adapters/ledger-reader';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { createLedgerTables } from '../../test/support/aws-local';
-import { lambdaContext } from '../../local/lambda-sim';
+import { lambdaContext } from '../../local/runtime/lambda-sim';
 import { createBaselineHandler } from '../baseline/cost-ledger-baseline';
 import {
   InjectedCrash,
@@ -28,7 +28,8 @@ import {
 } from './meter';
 import { SimulatedQueue, type QueueEntry } from './queue';
 import { assessCorrectness, type Correctness } from './verify';
-import { prng, type Workload } from './workload';
+import { mulberry32 } from '../../local/scenarios/random';
+import type { Workload } from './workload';
 
 export type ImplementationName = 'ours' | 'baseline';
 export type QueueKind = 'standard' | 'fifo';
@@ -162,7 +163,7 @@ export const runImplementation = async (options: RunOptions): Promise<RunResult>
   };
   const queue = new SimulatedQueue(options.workload.deliveries, options.queue === 'fifo');
   const dlq = { sends: 0 };
-  const random = prng(options.crash?.seed ?? 1);
+  const random = mulberry32(options.crash?.seed ?? 1);
   const stats = { invocations: 0, receives: 0, crashes: 0, overLease: 0, redriven: 0, writes: 0 };
   const clients: DynamoDBClient[] = [];
 

@@ -7,7 +7,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { COST_STREAM } from '../../contract/streams';
-import { sqsRecord } from '../../local/lambda-sim';
+import { sqsRecord } from '../../local/runtime/lambda-sim';
 import type { Delivery } from './workload';
 
 export interface QueueEntry {

@@ -11,6 +11,7 @@ import Big from 'big.js';
 import { decodeRecord } from '../../lambda/core/envelope';
 import { parseCostEvent } from '../../lambda/core/formats';
 import { costContentHash, fifoGroupId } from '../../lambda/core/keys';
+import { mulberry32 } from '../../local/scenarios/random';
 
 export interface WorkloadOptions {
   events: number;
@@ -94,18 +95,6 @@ export const effectKey = (charges: number | string, delta: string): string =>
 
 export const identityKey = (kind: string, id: string): string => `${kind}|${id}`;
 
-/** mulberry32: small, fast, deterministic. */
-export const prng = (seed: number): (() => number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
-
 interface Origin {
   chargeId: string;
   version: number;
@@ -164,7 +153,7 @@ const reserialize = (
 };
 
 export const generateWorkload = (options: WorkloadOptions): Workload => {
-  const random = prng(options.seed);
+  const random = mulberry32(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const deliveries: Delivery[] = [];
   const charges = new Map<string, TruthCharge>();

@@ -4,7 +4,7 @@
  * S3 refuses, and the exact event notification JSON S3 publishes (`Records[]`, event version 2.1, the
  * object key URL-encoded as S3 encodes it).
  */
-import { LOCAL_REGION } from '../emulators';
+import { LOCAL_REGION } from './local-aws';
 
 export const OBJECT_CREATED_EVENT_NAMES = [
   'ObjectCreated:Put',

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { CreateBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../emulators';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
 import {
   matchesNotificationRule,
   nextSequencer,
@@ -47,7 +47,7 @@ interface S3rverInstance {
 }
 type S3rverConstructor = new (options: Record<string, unknown>) => S3rverInstance;
 
-/** Whatever publishes to an SNS topic: the in-process `LocalSns` (local/sns.ts) fits. */
+/** Whatever publishes to an SNS topic: the in-process `LocalSns` (local/emulators/sns-in-process.ts) fits. */
 export interface NotificationPublisher {
   publish(input: { topicArn: string; message: string; subject?: string }): Promise<unknown>;
 }

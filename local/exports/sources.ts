@@ -9,7 +9,7 @@ import {
   parseExportSources,
   type ExportSourceConfig,
 } from '../../contract/export-sources';
-import { UsageError } from '../faults';
+import { UsageError } from '../runtime/faults';
 
 /** The prefix the local run binds to a tenant when the configuration does not name one. */
 export const localExportPrefix = (tenant: string): string => `exports/${tenant}/`;

@@ -12,19 +12,18 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import {
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
   startDynamoDbLocal,
   startLocalSqs,
   type DynamoDbLocal,
   type LocalSqs,
-} from '../emulators';
+} from '../emulators/dynamodb-sqs';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../emulators/local-aws';
 import { startLocalS3, type LocalS3 } from '../emulators/s3';
 import { notificationRulesOf } from '../emulators/s3-notifications';
-import { LocalSns } from '../sns';
-import { startSnsEndpoint, type SnsEndpoint } from '../sns-http';
-import type { SynthesizedStack } from '../synth';
-import { buildPlan, type LocalPlan } from '../template';
+import { LocalSns } from '../emulators/sns-in-process';
+import { startSnsEndpoint, type SnsEndpoint } from '../emulators/sns-http-endpoint';
+import type { SynthesizedStack } from '../runtime/synth';
+import { buildPlan, type LocalPlan } from '../runtime/template';
 import { throwIfAborted } from './abort';
 import type { Cleanups } from './cleanups';
 

@@ -7,10 +7,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { localS3ClientConfig } from '../emulators/s3';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../emulators';
-import type { FaultPlan } from '../faults';
-import type { HandlerClients } from '../functions';
-import { HandlerLogSink } from '../outcomes';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../emulators/local-aws';
+import type { FaultPlan } from '../runtime/faults';
+import type { HandlerClients } from '../runtime/functions';
+import { HandlerLogSink } from '../runtime/invocations';
 import type { Cleanups } from './cleanups';
 import type { StartedEnvironment } from './environment';
 

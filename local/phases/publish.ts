@@ -3,10 +3,10 @@
  * so the emulator's queues stay shallow. What SNS refuses (too large, bad ids) is that message's
  * problem, recorded, never the run's.
  */
-import { publishIds } from '../input';
-import { describeUnpublished, type UnpublishedMessage } from '../report';
+import { publishIds } from '../input-file';
+import { describeUnpublished, type UnpublishedMessage } from '../report/run-report';
 import type { SampleMessage } from '../scenarios/sample';
-import type { PublishInput } from '../sns';
+import type { PublishInput } from '../emulators/sns-in-process';
 import { sleep, throwIfAborted } from './abort';
 
 export interface PublishTarget {

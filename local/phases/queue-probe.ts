@@ -5,8 +5,8 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DeadLetter } from '../report';
-import type { QueuePlan } from '../template';
+import type { DeadLetter } from '../report/run-report';
+import type { QueuePlan } from '../runtime/template';
 
 /** Visible plus in-flight messages. */
 export const queueDepth = async (sqs: SQSClient, queue: QueuePlan): Promise<number> => {

@@ -2,7 +2,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { redriveDlq } from '../../cli/operations/redrive';
 import type { StreamName } from '../../contract/streams';
-import type { QueuePlan } from '../template';
+import type { QueuePlan } from '../runtime/template';
 
 export interface RedriveTarget {
   stream: StreamName;

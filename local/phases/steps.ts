@@ -5,8 +5,8 @@
  * until nothing is left in any queue or in flight. A period step settles too, then closes or reopens the
  * period: every line before it is in the ledger, every line after it meets the new state.
  */
-import type { InputProblem, PeriodAction, RunStep } from '../input';
-import type { UnpublishedMessage } from '../report';
+import type { InputProblem, PeriodAction, RunStep } from '../input-file';
+import type { UnpublishedMessage } from '../report/run-report';
 import type { ExportDelivery } from '../exports/delivery';
 import type { SampleClosing, SampleMessage } from '../scenarios/sample';
 import { Publisher, type PublisherOptions } from './publish';

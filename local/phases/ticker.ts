@@ -1,6 +1,6 @@
 /** Live progress every 100 ms while messages are published, drained and redriven. */
-import type { ProgressSink, ProgressSnapshot } from '../progress';
-import { streamReport } from '../report';
+import type { ProgressSink, ProgressSnapshot } from '../report/progress';
+import { streamReport } from '../report/run-report';
 import type { StreamWiring } from './wiring';
 
 export type RunPhase = 'run' | 'redrive';

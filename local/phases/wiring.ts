@@ -5,12 +5,12 @@
 import { readTenantBindings } from '../../contract/environment';
 import type { StreamName } from '../../contract/streams';
 import { tenantTopicArn, type TenantBindings } from '../../contract/tenant-bindings';
-import { LOCAL_REGION } from '../emulators';
-import type { FaultPlan } from '../faults';
-import { handlerFactoryFor, type HandlerClients } from '../functions';
-import type { LocalSns } from '../sns';
-import { QueuePoller, type RecordEvent } from '../poller';
-import type { FunctionPlan, LocalPlan, MappingPlan, QueuePlan } from '../template';
+import { LOCAL_REGION } from '../emulators/local-aws';
+import type { FaultPlan } from '../runtime/faults';
+import { handlerFactoryFor, type HandlerClients } from '../runtime/functions';
+import type { LocalSns } from '../emulators/sns-in-process';
+import { QueuePoller, type RecordEvent } from '../runtime/poller';
+import type { FunctionPlan, LocalPlan, MappingPlan, QueuePlan } from '../runtime/template';
 import type { Cleanups } from './cleanups';
 
 /** An event source mapping with everything it connects, as the templates declare them. */

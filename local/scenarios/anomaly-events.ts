@@ -1,9 +1,9 @@
 /**
  * Cost Anomaly Detection as a new account sends it: each anomaly through the monitor's SNS subscription
- * and through the EventBridge rule (`local/eventbridge.ts`), both without message attributes (so in the
+ * and through the EventBridge rule (`local/emulators/eventbridge-rule.ts`), both without message attributes (so in the
  * `default` tenant), and again as its impact grows. One notification per anomaly.
  */
-import { anomalyDetectedEvent, ruleTargetDelivery } from '../eventbridge';
+import { anomalyDetectedEvent, ruleTargetDelivery } from '../emulators/eventbridge-rule';
 import { pad } from './calendar';
 import type { SampleDraft } from './draft';
 import { alertOnce } from './logical-alert';

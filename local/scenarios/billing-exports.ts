@@ -9,7 +9,7 @@
  */
 import Big from 'big.js';
 import { formatDecimal } from '../../lambda/core/decimal';
-import { Rng } from '../rng';
+import { Rng } from './random';
 import type {
   ExpectedExport,
   ExpectedExportChange,

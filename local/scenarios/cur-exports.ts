@@ -7,7 +7,7 @@
  */
 import Big from 'big.js';
 import { formatDecimal } from '../../lambda/core/decimal';
-import { Rng } from '../rng';
+import { Rng } from './random';
 import type { ExpectedExport, SampleExportDelivery, SampleExportRow } from './sample';
 import type { TruthBuilder } from './truth';
 

@@ -3,7 +3,7 @@
  * position in the publish order) and the truth they add up to. Scenarios take a draft and add to it;
  * the order in which they draw from `rng` is what makes a seed reproduce its sample.
  */
-import { Rng } from '../rng';
+import { Rng } from './random';
 import type { GroundTruth, Sample, SampleMessage } from './sample';
 import { TruthBuilder } from './truth';
 

@@ -8,7 +8,7 @@
  * It draws from its own random stream, so the rest of the sample does not move.
  */
 import { COST_STREAM } from '../../contract/streams';
-import { Rng } from '../rng';
+import { Rng } from './random';
 import { nextMonth } from './calendar';
 import type { ChargeEffect, SampleClose, SampleClosing, SampleMessage } from './sample';
 import { amountText } from './spelling';

@@ -1,7 +1,7 @@
 /** The same content in another spelling: what duplicate publishes look like on the wire. */
 import Big from 'big.js';
 import { formatDecimal } from '../../lambda/core/decimal';
-import type { Rng } from '../rng';
+import type { Rng } from './random';
 
 /** A random exact decimal in [min, max] with `digits` decimal places. */
 export const amountText = (rng: Rng, min: number, max: number, digits: number): string =>

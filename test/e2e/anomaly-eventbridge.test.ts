@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseAlert } from '../../lambda/core/alert-processor';
-import { anomalyDetectedEvent, ruleTargetDelivery } from '../../local/eventbridge';
-import { runLocal } from '../../local/runtime';
+import { anomalyDetectedEvent, ruleTargetDelivery } from '../../local/emulators/eventbridge-rule';
+import { runLocal } from '../../local/phases/run-local';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/alerts');
 const snsAlert = JSON.parse(

@@ -13,15 +13,11 @@ import {
   type Message,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import {
-  startLocalSqs,
-  type LocalSqs,
-  LOCAL_ACCOUNT_ID,
-  LOCAL_REGION,
-} from '../../local/emulators';
-import { FaultPlan, NO_FAULTS } from '../../local/faults';
-import { QueuePoller } from '../../local/poller';
-import type { FunctionPlan, MappingPlan, QueuePlan } from '../../local/template';
+import { startLocalSqs, type LocalSqs } from '../../local/emulators/dynamodb-sqs';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/emulators/local-aws';
+import { FaultPlan, NO_FAULTS } from '../../local/runtime/faults';
+import { QueuePoller } from '../../local/runtime/poller';
+import type { FunctionPlan, MappingPlan, QueuePlan } from '../../local/runtime/template';
 
 let raw: LocalSqs;
 let shimmed: LocalSqs;

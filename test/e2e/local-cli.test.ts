@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseFaultSpec } from '../../local/faults';
-import { parseCli } from '../../local/main';
+import { parseFaultSpec } from '../../local/runtime/faults';
+import { parseCli } from '../../local/options';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const dir = mkdtempSync(path.join(tmpdir(), 'billing-dedup-local-cli-'));

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import Big from 'big.js';
 import { formatDecimal } from '../../lambda/core/decimal';
 import { exportCsv, exportParquet } from '../../local/exports/files';
-import { runLocal } from '../../local/runtime';
+import { runLocal } from '../../local/phases/run-local';
 import type { SampleExportRow } from '../../local/scenarios/sample';
 import { writeFocusCsv } from '../support/focus-export-generator';
 

@@ -5,11 +5,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { summaryText, verdictAgainstTruth } from '../../local/report';
-import { runLocal } from '../../local/runtime';
-import { LocalSns, MAX_MESSAGE_BYTES } from '../../local/sns';
+import { summaryText, verdictAgainstTruth } from '../../local/report/run-report';
+import { runLocal } from '../../local/phases/run-local';
+import { LocalSns, MAX_MESSAGE_BYTES } from '../../local/emulators/sns-in-process';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { TopicPlan } from '../../local/template';
+import type { TopicPlan } from '../../local/runtime/template';
 
 const charge = (eventId: string, accountId: string, amount: string, extra = {}) => ({
   tenant: 'acme',

@@ -6,9 +6,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readInputFile } from '../../local/input';
-import { summaryText } from '../../local/report';
-import { runLocal } from '../../local/runtime';
+import { readInputFile } from '../../local/input-file';
+import { summaryText } from '../../local/report/run-report';
+import { runLocal } from '../../local/phases/run-local';
 
 const A = '200000000011';
 const B = '200000000012';

@@ -3,11 +3,11 @@
  * verdict against the generator's ground truth.
  */
 import { REJECTION_ATTRIBUTES } from '../../lambda/adapters/sqs-dead-letters';
-import { DEFAULT_SAMPLE_FAULTS } from '../../local/faults';
-import { generateSample } from '../../local/generator';
-import type { RecordEvent } from '../../local/poller';
-import type { CostStreamReport } from '../../local/report';
-import { runLocal } from '../../local/runtime';
+import { DEFAULT_SAMPLE_FAULTS } from '../../local/runtime/faults';
+import { generateSample } from '../../local/scenarios/generator';
+import type { RecordEvent } from '../../local/runtime/poller';
+import type { CostStreamReport } from '../../local/report/run-report';
+import { runLocal } from '../../local/phases/run-local';
 import { publishedMessageOf } from '../support/published-message';
 
 const quiet = { outputsFile: false as const, handlerLogFile: false as const };

@@ -4,16 +4,12 @@
  */
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import {
-  LOCAL_ACCOUNT_ID,
-  LOCAL_REGION,
-  startLocalSqs,
-  type LocalSqs,
-} from '../../local/emulators';
-import { FaultPlan, NO_FAULTS } from '../../local/faults';
-import type { LocalHandler } from '../../local/functions';
-import { QueuePoller } from '../../local/poller';
-import type { FunctionPlan, MappingPlan, QueuePlan } from '../../local/template';
+import { startLocalSqs, type LocalSqs } from '../../local/emulators/dynamodb-sqs';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/emulators/local-aws';
+import { FaultPlan, NO_FAULTS } from '../../local/runtime/faults';
+import type { LocalHandler } from '../../local/runtime/functions';
+import { QueuePoller } from '../../local/runtime/poller';
+import type { FunctionPlan, MappingPlan, QueuePlan } from '../../local/runtime/template';
 
 let sqs: LocalSqs;
 beforeAll(async () => {

@@ -4,10 +4,10 @@
  * exactly. Poison messages go back to the DLQ, once each.
  */
 import { REJECTION_ATTRIBUTES } from '../../lambda/adapters/sqs-dead-letters';
-import { generateSample } from '../../local/generator';
+import { generateSample } from '../../local/scenarios/generator';
 import { FORGED_NOTE } from '../../local/scenarios/forged-tenant';
-import type { RecordEvent } from '../../local/poller';
-import { runLocal } from '../../local/runtime';
+import type { RecordEvent } from '../../local/runtime/poller';
+import { runLocal } from '../../local/phases/run-local';
 import { publishedMessageOf } from '../support/published-message';
 
 const MAX_RECEIVES = 3;

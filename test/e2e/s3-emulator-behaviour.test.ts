@@ -20,20 +20,16 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import {
-  LOCAL_ACCOUNT_ID,
-  LOCAL_REGION,
-  startLocalSqs,
-  type LocalSqs,
-} from '../../local/emulators';
+import { startLocalSqs, type LocalSqs } from '../../local/emulators/dynamodb-sqs';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/emulators/local-aws';
 import { localS3ClientConfig, startLocalS3, type LocalS3 } from '../../local/emulators/s3';
 import {
   notificationRulesOf,
   type ObjectCreated,
   type S3EventNotification,
 } from '../../local/emulators/s3-notifications';
-import { LocalSns } from '../../local/sns';
-import type { QueuePlan, SubscriptionPlan, TopicPlan } from '../../local/template';
+import { LocalSns } from '../../local/emulators/sns-in-process';
+import type { QueuePlan, SubscriptionPlan, TopicPlan } from '../../local/runtime/template';
 import { ExportObjects } from '../../lambda/adapters/export-objects';
 import { s3AsyncBuffer, S3Objects } from '../../lambda/adapters/s3-objects';
 

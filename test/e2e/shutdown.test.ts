@@ -8,7 +8,7 @@ import { createConnection } from 'node:net';
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runLocal, type LocalEnvironment } from '../../local/runtime';
+import { runLocal, type LocalEnvironment } from '../../local/phases/run-local';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 

@@ -6,8 +6,8 @@ import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { generateSample } from '../../local/generator';
-import { runLocal, type LocalEnvironment } from '../../local/runtime';
+import { generateSample } from '../../local/scenarios/generator';
+import { runLocal, type LocalEnvironment } from '../../local/phases/run-local';
 
 it('runs with the configured timeouts and writes the stack outputs with local values', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'billing-dedup-outputs-'));

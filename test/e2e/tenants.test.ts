@@ -4,8 +4,8 @@
  */
 import { COST_STREAM } from '../../contract/streams';
 import { REJECTION_ATTRIBUTES } from '../../lambda/adapters/sqs-dead-letters';
-import { NO_FAULTS } from '../../local/faults';
-import { runLocal } from '../../local/runtime';
+import { NO_FAULTS } from '../../local/runtime/faults';
+import { runLocal } from '../../local/phases/run-local';
 import type { Sample, SampleMessage } from '../../local/scenarios/sample';
 
 const quiet = { outputsFile: false as const, handlerLogFile: false as const };

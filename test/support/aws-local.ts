@@ -103,5 +103,5 @@ export const createLedgerTables = async (client: DynamoDBClient): Promise<Ledger
   return { dedupTable, ledgerTable };
 };
 
-/** The SQS emulator moved to the local runtime (local/emulators.ts); re-exported for the tests. */
-export { startLocalSqs, type LocalSqs } from '../../local/emulators';
+/** The SQS emulator moved to the local emulators (local/emulators/dynamodb-sqs.ts); re-exported for the tests. */
+export { startLocalSqs, type LocalSqs } from '../../local/emulators/dynamodb-sqs';

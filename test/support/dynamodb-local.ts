@@ -1,2 +1,3 @@
-/** Moved to the local runtime (local/emulators.ts); re-exported for the tests. */
-export { LOCAL_CREDENTIALS, startDynamoDbLocal, type DynamoDbLocal } from '../../local/emulators';
+/** Moved to the local emulators (local/emulators/dynamodb-sqs.ts, local-aws.ts); re-exported for the tests. */
+export { startDynamoDbLocal, type DynamoDbLocal } from '../../local/emulators/dynamodb-sqs';
+export { LOCAL_CREDENTIALS } from '../../local/emulators/local-aws';

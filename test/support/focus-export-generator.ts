@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { parquetWriteRows, type ColumnSource, type Writer } from 'hyparquet-writer';
 import { focusParquetSchema } from '../../local/exports/parquet-schema';
+import { mulberry32 } from '../../local/scenarios/random';
 
 // The Node entry's fileWriter is not in the types this project's module resolution sees.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -111,18 +112,6 @@ const BAD_ROWS: readonly { reason: string; spoil: (row: FocusRow) => void }[] = 
   },
 ];
 
-/** mulberry32: small, fast, deterministic. */
-const random = (seed: number): (() => number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
-
 /** Exact text of unscaled × 10^-scale, without trailing fraction zeros. */
 export const scaledText = (unscaled: bigint, scale: number): string => {
   const sign = unscaled < 0n ? '-' : '';
@@ -141,7 +130,7 @@ const nextPeriod = (period: string): string => {
 
 /** The rows of the export, one at a time. */
 export function* focusRows(spec: FocusExportSpec): Generator<FocusRow> {
-  const next = random(spec.seed ?? 42);
+  const next = mulberry32(spec.seed ?? 42);
   const period = spec.billingPeriod ?? '2026-11';
   const accounts = spec.accounts ?? 8;
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];

@@ -1,2 +1,2 @@
-/** Moved to the local runtime (local/emulators.ts); re-exported for the tests. */
-export { freePort } from '../../local/emulators';
+/** Moved to the local emulators (local/emulators/local-aws.ts); re-exported for the tests. */
+export { freePort } from '../../local/emulators/local-aws';

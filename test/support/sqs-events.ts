@@ -4,9 +4,9 @@ import {
   lambdaContext as simulatedContext,
   sqsRecord as simulatedRecord,
   stringAttributes,
-} from '../../local/lambda-sim';
+} from '../../local/runtime/lambda-sim';
 
-export { sqsEvent } from '../../local/lambda-sim';
+export { sqsEvent } from '../../local/runtime/lambda-sim';
 
 export interface RecordOptions {
   messageId?: string;

@@ -10,7 +10,7 @@ import {
   streamNamed,
 } from '../../../contract/streams';
 import { STREAMS as CLI_STREAMS } from '../../../cli/resources';
-import { HANDLER_FACTORIES } from '../../../local/functions';
+import { HANDLER_FACTORIES } from '../../../local/runtime/functions';
 
 describe('stream contract', () => {
   it('lists the streams in deployment order, each with a unique name and output prefix', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseJsonlLine } from '../../../cli/input';
-import { readInputFile } from '../../../local/input';
+import { readInputFile } from '../../../local/input-file';
 
 // A JSON-number amount must reach the topic with the digits the file has: the consumer books it exactly,
 // so a publisher that re-serializes through a double would book a rounded charge.

@@ -8,7 +8,7 @@ import { recognizeColumnFormat } from '../../../lambda/core/exports/column-forma
 import { aggregateRows } from '../../../lambda/core/exports/aggregate';
 import { readCsvRows } from '../../../lambda/core/exports/readers/csv';
 import { writeSampleExports } from '../../../local/exports/files';
-import { generateSample } from '../../../local/generator';
+import { generateSample } from '../../../local/scenarios/generator';
 
 describe('the sample CUR exports', () => {
   const directory = mkdtempSync(path.join(tmpdir(), 'cur-sample-'));

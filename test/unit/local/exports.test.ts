@@ -11,17 +11,17 @@ import type { ExportRow } from '../../../lambda/core/exports/rows';
 import { ExportDeliverer } from '../../../local/exports/delivery';
 import { exportCsv, writeSampleExports } from '../../../local/exports/files';
 import { exportPrefixOf, exportSourcesFor } from '../../../local/exports/sources';
-import { UsageError } from '../../../local/faults';
-import { generateSample } from '../../../local/generator';
-import { readInputFile } from '../../../local/input';
+import { UsageError } from '../../../local/runtime/faults';
+import { generateSample } from '../../../local/scenarios/generator';
+import { readInputFile } from '../../../local/input-file';
 import { notificationRulesOf } from '../../../local/emulators/s3-notifications';
 import { createBuckets } from '../../../local/phases/environment';
 import {
   exportNotificationsAgainstTruth,
   exportsAgainstTruth,
   exportsFinished,
-} from '../../../local/report';
-import { buildPlan } from '../../../local/template';
+} from '../../../local/report/run-report';
+import { buildPlan } from '../../../local/runtime/template';
 import { sampleSteps } from '../../../local/phases/steps';
 import type { ExpectedExport } from '../../../local/scenarios/sample';
 

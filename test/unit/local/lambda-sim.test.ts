@@ -1,4 +1,4 @@
-import { lambdaContext, sqsRecord, sqsRecordFromMessage } from '../../../local/lambda-sim';
+import { lambdaContext, sqsRecord, sqsRecordFromMessage } from '../../../local/runtime/lambda-sim';
 
 describe('Lambda simulation kit', () => {
   it('a context counts down to its deadline and never below zero', () => {

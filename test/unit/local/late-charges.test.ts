@@ -1,4 +1,4 @@
-import { generateSample } from '../../../local/generator';
+import { generateSample } from '../../../local/scenarios/generator';
 import { LATE_CLOSE, lateCharges } from '../../../local/scenarios/late-charges';
 import { sampleSteps } from '../../../local/phases/steps';
 import { TruthBuilder } from '../../../local/scenarios/truth';

@@ -7,11 +7,11 @@ import { createQueues } from '../../../local/phases/environment';
 import { setProcessEnv } from '../../../local/phases/handler-runtime';
 import { Publisher, type PublishTarget } from '../../../local/phases/publish';
 import { redriveDeadLetters } from '../../../local/phases/redrive';
-import { settledCheck, skippedInputOf } from '../../../local/phases/report';
+import { settledCheck, skippedInputOf } from '../../../local/phases/judge';
 import { resolveRoute } from '../../../local/phases/wiring';
 import type { SampleMessage, Topic } from '../../../local/scenarios/sample';
-import type { PublishInput } from '../../../local/sns';
-import type { LocalPlan, MappingPlan, QueuePlan } from '../../../local/template';
+import type { PublishInput } from '../../../local/emulators/sns-in-process';
+import type { LocalPlan, MappingPlan, QueuePlan } from '../../../local/runtime/template';
 
 const queue = (name: string, dlq?: string): QueuePlan => ({
   logicalId: name,

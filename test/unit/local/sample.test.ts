@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { generateSample } from '../../../local/generator';
+import { generateSample } from '../../../local/scenarios/generator';
 
 const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 

@@ -11,9 +11,9 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { isValidFifoId } from '../lambda/core/keys';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators';
-import type { QueuePlan, SubscriptionPlan, TopicPlan } from './template';
+import { isValidFifoId } from '../../lambda/core/keys';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
+import type { QueuePlan, SubscriptionPlan, TopicPlan } from '../runtime/template';
 
 export interface PublishInput {
   topicArn: string;

@@ -1,5 +1,5 @@
 /**
- * Per-invocation scope (AsyncLocalStorage): the handlers' batch observer (local/functions.ts) adds record
+ * Per-invocation scope (AsyncLocalStorage): the handlers' batch observer (local/runtime/functions.ts) adds record
  * outcomes to it, so the late results of an abandoned (timed-out) invocation are recognised as such.
  * The handler log sink: Powertools Logger runs in dev mode locally (POWERTOOLS_DEV=true: it writes
  * through the global console), so the sink wraps the console methods for the duration of the run and
@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
-import type { Outcome } from '../lambda/core/outcomes';
+import type { Outcome } from '../../lambda/core/outcomes';
 
 export interface InvocationScope {
   invocationId: number;

@@ -6,9 +6,13 @@ import { DEFAULT_EXPORT_DIFF_THRESHOLD, ENV } from '../../contract/environment';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { readAllTotals, type LedgerTotal } from '../../lambda/adapters/ledger-reader';
-import { readExportReport, type ExportDiffReport, type ExportReport } from '../exports/report';
-import type { FaultRates } from '../faults';
-import type { InputFile, InputProblem } from '../input';
+import {
+  readExportReport,
+  type ExportDiffReport,
+  type ExportReport,
+} from '../report/export-executions';
+import type { FaultRates } from '../runtime/faults';
+import type { InputFile, InputProblem } from '../input-file';
 import { EXPORT_DIFF_KIND } from '../../lambda/core/exports/diff-message';
 import {
   exportNotificationOf,
@@ -26,10 +30,10 @@ import {
   type NotificationReport,
   type RunInfo,
   type UnpublishedMessage,
-} from '../report';
+} from '../report/run-report';
 import type { Sample } from '../scenarios/sample';
-import type { LocalSns } from '../sns';
-import type { LocalPlan } from '../template';
+import type { LocalSns } from '../emulators/sns-in-process';
+import type { LocalPlan } from '../runtime/template';
 import { peekDeadLetters, queueDepth } from './queue-probe';
 import type { StreamWiring } from './wiring';
 

@@ -4,9 +4,9 @@
  * lines name (export prefixes and tenant topics bind the same tenant ids), published to by the local
  * account, and keeps the trusted shared topic for the rest of the sample.
  */
-import { TENANTS_KEY } from '../contract/tenant-bindings';
-import { LOCAL_ACCOUNT_ID } from './emulators';
-import { TENANTS } from './scenarios/tenants';
+import { TENANTS_KEY } from '../../contract/tenant-bindings';
+import { LOCAL_ACCOUNT_ID } from '../emulators/local-aws';
+import { TENANTS } from '../scenarios/tenants';
 
 export const TRUSTED_COST_TOPIC_KEY = 'trustedCostTopic';
 

@@ -8,11 +8,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
-import { FUNCTION_CONFIG_ENV } from '../contract/function-config';
-import { ConsumerFunction } from '../lib/constructs/consumer-function';
-import { buildApp } from '../lib/app';
-import { ConfigError } from '../lib/config';
-import { InvariantError } from '../lib/invariants';
+import { FUNCTION_CONFIG_ENV } from '../../contract/function-config';
+import { ConsumerFunction } from '../../lib/constructs/consumer-function';
+import { buildApp } from '../../lib/app';
+import { ConfigError } from '../../lib/config';
+import { InvariantError } from '../../lib/invariants';
 
 export interface CfnResource {
   Type: string;
@@ -64,7 +64,9 @@ export class LocalConfigError extends Error {
 /** cdk.json "context", so the local run sees the same configuration as `cdk synth`. */
 const projectContext = (): Record<string, unknown> => {
   try {
-    const cdkJson = JSON.parse(readFileSync(path.resolve(__dirname, '..', 'cdk.json'), 'utf8')) as {
+    const cdkJson = JSON.parse(
+      readFileSync(path.resolve(__dirname, '..', '..', 'cdk.json'), 'utf8'),
+    ) as {
       context?: Record<string, unknown>;
     };
     return cdkJson.context ?? {};

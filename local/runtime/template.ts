@@ -5,7 +5,7 @@
  * resources the local runtime has: there is no second, hand-kept list.
  */
 import type { CfnResource, SynthesizedStack } from './synth';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './emulators';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../emulators/local-aws';
 
 export interface TablePlan {
   logicalId: string;

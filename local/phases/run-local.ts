@@ -13,45 +13,45 @@ import {
   DEFAULT_SAMPLE_FAULTS,
   type DynamoCall,
   type FaultRates,
-} from './faults';
-import { generateSample, type Sample, type SampleMessage } from './generator';
+} from '../runtime/faults';
+import { generateSample, type Sample, type SampleMessage } from '../scenarios/generator';
 import {
   readInputFile,
   type InputFile,
   type InputProblem,
   type PeriodAction,
   type RunStep,
-} from './input';
-import { ENV } from '../contract/environment';
-import { DynamoPeriods } from '../lambda/adapters/dynamo-periods';
-import type { SampleLatePolicy } from './scenarios/truth';
-import { notificationRulesOf } from './emulators/s3-notifications';
-import { ExportDeliverer, type ExportDelivery } from './exports/delivery';
-import { writeSampleExports } from './exports/files';
-import { exportSourcesFor } from './exports/sources';
-import { throwIfAborted } from './phases/abort';
-import { Cleanups } from './phases/cleanups';
-import { drainUntilQuiet } from './phases/drain';
-import { startEnvironment, type LocalEnvironment } from './phases/environment';
-import { startHandlerRuntime } from './phases/handler-runtime';
-import { sampleSteps, StepRunner } from './phases/steps';
-import { queueDepth } from './phases/queue-probe';
-import { targetKey } from './phases/publish';
-import { localTenantsContext } from './tenants';
-import { redriveDeadLetters } from './phases/redrive';
-import { readRunEnd, reportOf } from './phases/report';
-import { ProgressTicker } from './phases/ticker';
-import { describeWiring, wireStreams, type StreamWiring } from './phases/wiring';
-import type { RecordEvent } from './poller';
-import { silentProgress, type ProgressSink } from './progress';
-import type { DeadLetter, LocalReport } from './report';
-import { synthesize } from './synth';
+} from '../input-file';
+import { ENV } from '../../contract/environment';
+import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
+import type { SampleLatePolicy } from '../scenarios/truth';
+import { notificationRulesOf } from '../emulators/s3-notifications';
+import { ExportDeliverer, type ExportDelivery } from '../exports/delivery';
+import { writeSampleExports } from '../exports/files';
+import { exportSourcesFor } from '../exports/sources';
+import { throwIfAborted } from './abort';
+import { Cleanups } from './cleanups';
+import { drainUntilQuiet } from './drain';
+import { startEnvironment, type LocalEnvironment } from './environment';
+import { startHandlerRuntime } from './handler-runtime';
+import { sampleSteps, StepRunner } from './steps';
+import { queueDepth } from './queue-probe';
+import { targetKey } from './publish';
+import { localTenantsContext } from '../runtime/tenant-context';
+import { redriveDeadLetters } from './redrive';
+import { readRunEnd, reportOf } from './judge';
+import { ProgressTicker } from './ticker';
+import { describeWiring, wireStreams, type StreamWiring } from './wiring';
+import type { RecordEvent } from '../runtime/poller';
+import { silentProgress, type ProgressSink } from '../report/progress';
+import type { DeadLetter, LocalReport } from '../report/run-report';
+import { synthesize } from '../runtime/synth';
 
-export { AbortedError } from './phases/abort';
-export type { LocalEnvironment } from './phases/environment';
+export { AbortedError } from './abort';
+export type { LocalEnvironment } from './environment';
 
 export const DEFAULT_SEED = 42;
-const PROJECT_ROOT = path.resolve(__dirname, '..');
+const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_DRAIN_TIMEOUT_MS = 10 * 60_000;
 
 export interface RunOptions {

@@ -1,20 +1,35 @@
 import { createHash } from 'node:crypto';
 
-/** A seeded PRNG (mulberry32): deterministic streams for the sample generator and the fault plan. */
-export class Rng {
-  private state: number;
+/**
+ * The repository's one seeded random generator (mulberry32: small, fast, deterministic): the sample
+ * generator, the fault plan, the benchmark workloads and crash plan, and the generated test exports
+ * all draw from it, so the same seed always gives the same sequence.
+ */
 
+/** Uniform draws in [0, 1) from a 32-bit seed (taken as `seed >>> 0`; 0 is a valid seed here). */
+export const mulberry32 = (seed: number): (() => number) => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
+
+/** A seeded stream with helpers: deterministic streams for the sample generator and the fault plan. */
+export class Rng {
+  private readonly draw: () => number;
+
+  /** Seed 0 (after `>>> 0`) starts from 0x9e3779b9 instead. */
   constructor(seed: number) {
-    this.state = seed >>> 0 || 0x9e3779b9;
+    this.draw = mulberry32(seed >>> 0 || 0x9e3779b9);
   }
 
   /** Uniform in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.draw();
   }
 
   int(minInclusive: number, maxInclusive: number): number {

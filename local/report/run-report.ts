@@ -3,17 +3,17 @@
  * verdict against the generator's ground truth, and the human-readable summary.
  */
 import Big from 'big.js';
-import { ALERT_STREAM, COST_STREAM } from '../contract/streams';
-import { formatDecimal } from '../lambda/core/decimal';
-import type { LedgerTotal } from '../lambda/adapters/ledger-reader';
-import { REJECTION_ATTRIBUTES } from '../lambda/adapters/sqs-dead-letters';
-import type { FaultKind, FaultRates } from './faults';
-import type { GroundTruth } from './generator';
-import type { InputProblem } from './input';
-import type { StreamStats } from './poller';
-import type { CapturedPublish } from './sns';
-import type { ExportDiffReport, ExportReport } from './exports/report';
-import type { ExpectedExport, ExpectedExportChange } from './scenarios/sample';
+import { ALERT_STREAM, COST_STREAM } from '../../contract/streams';
+import { formatDecimal } from '../../lambda/core/decimal';
+import type { LedgerTotal } from '../../lambda/adapters/ledger-reader';
+import { REJECTION_ATTRIBUTES } from '../../lambda/adapters/sqs-dead-letters';
+import type { FaultKind, FaultRates } from '../runtime/faults';
+import type { GroundTruth } from '../scenarios/generator';
+import type { InputProblem } from '../input-file';
+import type { StreamStats } from '../runtime/poller';
+import type { CapturedPublish } from '../emulators/sns-in-process';
+import type { ExportDiffReport, ExportReport } from './export-executions';
+import type { ExpectedExport, ExpectedExportChange } from '../scenarios/sample';
 
 export interface CostStreamReport {
   applied: number;

@@ -3,7 +3,7 @@
  * transformer) publishes the whole event JSON as the SNS Message, with no message attributes; publishing
  * that JSON to the alerts topic is therefore exactly what the deployed rule delivers.
  */
-import type { Rendered } from './scenarios/sample';
+import type { Rendered } from '../scenarios/sample';
 
 export interface EventBridgeEvent {
   version: '0';

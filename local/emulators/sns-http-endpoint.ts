@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { freePort } from './emulators';
-import type { LocalSns, PublishInput } from './sns';
+import { freePort } from './local-aws';
+import type { LocalSns, PublishInput } from './sns-in-process';
 
 export interface SnsEndpoint {
   endpoint: string;
