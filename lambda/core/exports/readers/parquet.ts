@@ -378,6 +378,9 @@ const decimalCellText =
  */
 class ColumnCells {
   private piece = 0;
+  /** The last value turned into text, and its text: a dictionary hands on one object for equal cells. */
+  private lastValue: unknown = undefined;
+  private lastText: unknown = undefined;
 
   constructor(
     readonly name: string,
@@ -398,7 +401,12 @@ class ColumnCells {
     let piece = this.pieces[this.piece];
     while (row >= piece.rowEnd) piece = this.pieces[++this.piece];
     const value: unknown = piece.columnData[row - piece.rowStart];
-    return typeof value === 'string' ? value : this.text(value);
+    if (typeof value === 'string') return value;
+    if (value !== this.lastValue || value === undefined) {
+      this.lastValue = value;
+      this.lastText = this.text(value);
+    }
+    return this.lastText;
   }
 }
 
