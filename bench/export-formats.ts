@@ -4,9 +4,11 @@
  * CSV.gz (125 columns) and a FOCUS CSV.gz, and what memory it takes.
  *
  *   npx tsx bench/export-formats.ts [--rows 248000] [--files 2] [--row-group 124000]
- *     [--slice-rows 8192] [--out DIR] [--keep]
+ *     [--slice-rows 8192] [--out DIR] [--keep] [--data DIR] [--compare-all-columns]
  *
  * Generated files (deterministic seed) go to a temporary directory, deleted at the end unless --keep;
+ * --data DIR writes them there and keeps them, and reuses the files already there (their ground truth
+ * is computed again from the generators, without writing);
  * the report (export-formats.md and .json) goes to --out (default: a temporary directory).
  *
  * Every measurement runs in child processes (one per worker, like a Lambda), reading local files:
@@ -15,13 +17,21 @@
  * - one worker over every file: rows per CPU second (= per core), file bytes per CPU second, peak RSS;
  * - the reader alone (rows out of the reader, not mapped), to split reader from mapping;
  * - two workers at once, each with half the files: wall-clock speed-up over one worker;
- * - for CUR 2.0 Parquet also: without column projection (every column decoded, MAPs included) and
- *   with a whole row group decoded at once (`--slice-rows` = row-group size), the reader before.
+ * - for CUR 2.0 Parquet also: a whole row group decoded at once (slices of the row-group size, as the
+ *   reader did before), and with --compare-all-columns every column decoded (MAPs too; slow).
  * Totals of every run are checked against the generator's exact ground truth; a difference fails.
  * Chunk results (one DynamoDB commit each) per row are counted from the worker's results.
  */
 import { fork } from 'node:child_process';
-import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,8 +45,17 @@ import {
   type AsyncBuffer,
 } from '../lambda/core/exports/readers/parquet';
 import type { ExportRow } from '../lambda/core/exports/rows';
-import { writeFocusCsv, writeFocusParquet } from '../test/support/focus-export-generator';
-import { writeCur2Parquet, writeLegacyCurCsvGz, type CurTruth } from './lib/cur-export-generator';
+import {
+  expectedFocusExport,
+  writeFocusCsv,
+  writeFocusParquet,
+} from '../test/support/focus-export-generator';
+import {
+  curTruthOf,
+  writeCur2Parquet,
+  writeLegacyCurCsvGz,
+  type CurTruth,
+} from './lib/cur-export-generator';
 
 const FORMATS = ['cur2-parquet', 'focus-parquet', 'legacy-cur-csv.gz', 'focus-csv.gz'] as const;
 type Format = (typeof FORMATS)[number];
@@ -188,6 +207,10 @@ interface Options {
   sliceRows: number;
   out: string;
   keep: boolean;
+  /** Directory of files generated before with the same options (kept with --keep): reused, not rewritten. */
+  data?: string;
+  /** Also measure CUR 2.0 Parquet with every column decoded (slow: 125 columns, MAPs too). */
+  compareAllColumns: boolean;
 }
 
 const parseOptions = (argv: string[]): Options => {
@@ -209,6 +232,8 @@ const parseOptions = (argv: string[]): Options => {
     sliceRows: number('--slice-rows', 8_192),
     out: value('--out') ?? mkdtempSync(path.join(tmpdir(), 'export-formats-report-')),
     keep: argv.includes('--keep'),
+    data: value('--data'),
+    compareAllColumns: argv.includes('--compare-all-columns'),
   };
 };
 
@@ -263,25 +288,26 @@ const generate = async (
         dir,
         `${format}-${index}.${format.endsWith('parquet') ? 'parquet' : 'csv.gz'}`,
       );
+      const reuse = options.data !== undefined && existsSync(file);
+      const focusSpec = { ...spec, tenant: TENANT, billingPeriod: PERIOD };
       if (format === 'cur2-parquet')
         truths.push(
-          curTruth(await writeCur2Parquet(file, spec, { rowGroupSize: options.rowGroup })),
+          curTruth(
+            reuse
+              ? curTruthOf(spec, false)
+              : await writeCur2Parquet(file, spec, { rowGroupSize: options.rowGroup }),
+          ),
         );
       else if (format === 'legacy-cur-csv.gz')
-        truths.push(curTruth(await writeLegacyCurCsvGz(file, spec)));
+        truths.push(
+          curTruth(reuse ? curTruthOf(spec, true) : await writeLegacyCurCsvGz(file, spec)),
+        );
       else {
-        const expected =
-          format === 'focus-parquet'
-            ? await writeFocusParquet(
-                file,
-                { ...spec, tenant: TENANT, billingPeriod: PERIOD },
-                { rowGroupSize: options.rowGroup },
-              )
-            : await writeFocusCsv(
-                file,
-                { ...spec, tenant: TENANT, billingPeriod: PERIOD },
-                { gzip: true },
-              );
+        const expected = reuse
+          ? expectedFocusExport(focusSpec)
+          : format === 'focus-parquet'
+            ? await writeFocusParquet(file, focusSpec, { rowGroupSize: options.rowGroup })
+            : await writeFocusCsv(file, focusSpec, { gzip: true });
         truths.push(
           Object.fromEntries(
             expected.totals.map((total) => [`${total.accountId}|${total.currency}`, total.total]),
@@ -356,7 +382,8 @@ interface FormatReport {
 const main = async (): Promise<void> => {
   const options = parseOptions(process.argv.slice(2));
   const log = (line: string) => console.log(`[export-formats] ${line}`);
-  const dir = mkdtempSync(path.join(tmpdir(), 'export-formats-'));
+  const dir = options.data ?? mkdtempSync(path.join(tmpdir(), 'export-formats-'));
+  mkdirSync(dir, { recursive: true });
   const started = new Date();
   const loads: number[] = [loadavg()[0]];
   const base = {
@@ -408,13 +435,14 @@ const main = async (): Promise<void> => {
         twoWorkers: { ...two, speedUp: oneWorker.wallSeconds / two.wallSeconds },
       };
       if (format.format === 'cur2-parquet') {
-        report.noProjection = runOf(
-          [await forkJob(job(format.files, { projection: false }))],
-          format.bytes,
-          format,
-          true,
-          'cur2 no projection',
-        );
+        if (options.compareAllColumns)
+          report.noProjection = runOf(
+            [await forkJob(job(format.files, { projection: false }))],
+            format.bytes,
+            format,
+            true,
+            'cur2 no projection',
+          );
         report.wholeRowGroup = runOf(
           [await forkJob(job(format.files, { sliceRows: options.rowGroup }))],
           format.bytes,
@@ -429,7 +457,7 @@ const main = async (): Promise<void> => {
       );
     }
   } finally {
-    if (options.keep) log(`generated files kept in ${dir}`);
+    if (options.keep || options.data !== undefined) log(`generated files kept in ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
   const document = {
@@ -534,14 +562,18 @@ const markdown = (document: {
     ),
     '',
   ];
-  if (cur?.noProjection && cur.wholeRowGroup) {
+  if (cur?.wholeRowGroup) {
     lines.push(
       `CUR 2.0 Parquet, one worker, the reader's options compared:`,
       '',
       '| cur2-parquet | rows per CPU second | peak RSS MiB |',
       '| --- | ---: | ---: |',
       `| projection, ${document.options.sliceRows}-row slices (default) | ${int(cur.oneWorker.rowsPerCpuSecond)} | ${cur.oneWorker.peakRssMib.toFixed(0)} |`,
-      `| every column decoded (MAPs too), ${document.options.sliceRows}-row slices | ${int(cur.noProjection.rowsPerCpuSecond)} | ${cur.noProjection.peakRssMib.toFixed(0)} |`,
+      ...(cur.noProjection
+        ? [
+            `| every column decoded (MAPs too), ${document.options.sliceRows}-row slices | ${int(cur.noProjection.rowsPerCpuSecond)} | ${cur.noProjection.peakRssMib.toFixed(0)} |`,
+          ]
+        : []),
       `| projection, whole row group (${document.options.rowGroup} rows) at once | ${int(cur.wholeRowGroup.rowsPerCpuSecond)} | ${cur.wholeRowGroup.peakRssMib.toFixed(0)} |`,
       '',
     );

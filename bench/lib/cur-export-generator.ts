@@ -264,6 +264,14 @@ const truthOf = (rows: number, sums: Map<string, bigint>): CurTruth => ({
   totals: Object.fromEntries([...sums].map(([account, sum]) => [account, decimal(sum)])),
 });
 
+/** The ground truth of a file already written (`legacy`: without the net cost column), without writing. */
+export const curTruthOf = (spec: CurSpec, legacy: boolean): CurTruth => {
+  const sums = new Map<string, bigint>();
+  const netColumn = !legacy || LEGACY_COLUMNS.includes('lineItem/NetUnblendedCost');
+  for (const row of curRows(spec, sums, netColumn)) void row;
+  return truthOf(spec.rows, sums);
+};
+
 const parquetSchema = () => {
   const elements: Record<string, unknown>[] = [{ name: 'root', num_children: CUR2_COLUMNS.length }];
   for (const name of CUR2_COLUMNS) {
