@@ -389,12 +389,17 @@ class ColumnCells {
   ) {}
 
   covers(rowStart: number, rowEnd: number): boolean {
+    return this.coveredEnd(rowStart) >= rowEnd;
+  }
+
+  /** The end of the rows decoded without a gap from `rowStart` (a page decoded whole may pass a slice). */
+  coveredEnd(rowStart: number): number {
     let next = rowStart;
     for (const piece of this.pieces) {
-      if (piece.rowStart > next) return false;
+      if (piece.rowStart > next) return next;
       next = Math.max(next, piece.rowEnd);
     }
-    return next >= rowEnd;
+    return next;
   }
 
   at(row: number): unknown {
@@ -629,8 +634,12 @@ export async function* readParquetRows(
             compressors(),
           )
         : [];
-    for (let sliceStart = groupStart; sliceStart < groupEnd; sliceStart += sliceRows) {
-      const sliceEnd = Math.min(groupEnd, sliceStart + sliceRows);
+    for (
+      let sliceStart = groupStart, sliceEnd = groupStart;
+      sliceStart < groupEnd;
+      sliceStart = sliceEnd
+    ) {
+      sliceEnd = Math.min(groupEnd, sliceStart + sliceRows);
       const sliced =
         flatRead.length > 0
           ? await readColumns(
@@ -641,6 +650,9 @@ export async function* readParquetRows(
               compressors(),
             )
           : [];
+      // Pages longer than the slice were decoded whole: hand on every row they all cover, rather than
+      // decode them again for the next slice.
+      sliceEnd = Math.min(groupEnd, ...sliced.map((column) => column.coveredEnd(sliceStart)));
       const columns = [...sliced, ...whole];
       for (let row = sliceStart; row < sliceEnd; row += 1) {
         yield parquet.format
