@@ -165,7 +165,11 @@ describe('readParquetRows', () => {
     const file = rangedBuffer(bytes);
     const parquet = await readParquetFile(file);
     file.reads.length = 0;
-    const rows = await collect(readParquetRows(file, parquet, { fromGroup: 1, toGroup: 3 }));
+    const rows = await collect(
+      readParquetRows(file, parquet, { fromGroup: 1, toGroup: 3 }, undefined, {
+        columns: parquet.columns,
+      }),
+    );
     expect(rows.map((row) => [row.rowIndex, row.cells.BilledCost, row.cells.x_RowNumber])).toEqual(
       [3, 4, 5, 6, 7, 8].map((index) => [index, `${index}.000000000000000000`, String(index)]),
     );
@@ -192,8 +196,11 @@ describe('readParquetRows', () => {
       null,
     ];
     const file = rangedBuffer(focusParquet(3, 10, (index) => exact[index]));
+    const parquet = await readParquetFile(file);
     const rows = await collect(
-      readParquetRows(file, await readParquetFile(file), { fromGroup: 0, toGroup: 1 }),
+      readParquetRows(file, parquet, { fromGroup: 0, toGroup: 1 }, undefined, {
+        columns: parquet.columns,
+      }),
     );
     expect(rows.map((row) => row.cells.BilledCost)).toEqual([
       '123456789012345123.456789012345678901',
@@ -209,19 +216,27 @@ describe('readParquetRows', () => {
     });
   });
 
-  it('reads columns split over many pages, from a cursor in the middle of one', async () => {
-    const file = rangedBuffer(focusParquet(400, 200, (index) => BigInt(index), 256));
-    const parquet = await readParquetFile(file);
-    const rows = await collect(
-      readParquetRows(file, parquet, { fromGroup: 0, toGroup: 2, fromRow: 123 }),
-    );
-    expect(rows.map((row) => [row.rowIndex, row.cells.x_RowNumber, row.cells.BilledCost])).toEqual(
-      Array.from({ length: 277 }, (_, offset) => {
-        const index = 123 + offset;
-        return [index, String(index), decimalText(BigInt(index), 18)];
-      }),
-    );
-  });
+  it.each([1, 7, 50, 10_000])(
+    'reads columns split over many pages, from a cursor in the middle of one, %s rows at a time',
+    async (sliceRows) => {
+      const file = rangedBuffer(focusParquet(400, 200, (index) => BigInt(index), 256));
+      const parquet = await readParquetFile(file);
+      const rows = await collect(
+        readParquetRows(file, parquet, { fromGroup: 0, toGroup: 2, fromRow: 123 }, undefined, {
+          columns: parquet.columns,
+          sliceRows,
+        }),
+      );
+      expect(
+        rows.map((row) => [row.rowIndex, row.cells.x_RowNumber, row.cells.BilledCost]),
+      ).toEqual(
+        Array.from({ length: 277 }, (_, offset) => {
+          const index = 123 + offset;
+          return [index, String(index), decimalText(BigInt(index), 18)];
+        }),
+      );
+    },
+  );
 
   it('reads every magnitude of a 16-byte DECIMAL exactly, negative ones too', async () => {
     const magnitudes = Array.from({ length: 126 }, (_, bits) => 1n << BigInt(bits));
@@ -255,8 +270,11 @@ describe('readParquetRows', () => {
       columnData: names.map((name) => ({ name, data: ['1'], type: 'STRING' as const })),
     });
     const file = rangedBuffer(new Uint8Array(bytes));
+    const parquet = await readParquetFile(file);
     const [row] = await collect(
-      readParquetRows(file, await readParquetFile(file), { fromGroup: 0, toGroup: 1 }),
+      readParquetRows(file, parquet, { fromGroup: 0, toGroup: 1 }, undefined, {
+        columns: parquet.columns,
+      }),
     );
     expect(Object.getPrototypeOf(row.cells)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(row.cells, '__proto__')?.value).toBe('1');

@@ -40,6 +40,7 @@ import {
   recognizeColumnFormat,
   type ExportColumnFormat,
 } from '../column-format';
+import { columnsToRead } from '../columns-read';
 import type { ExportRow } from '../rows';
 
 export type { AsyncBuffer } from 'hyparquet';
@@ -377,6 +378,9 @@ const decimalCellText =
  */
 class ColumnCells {
   private piece = 0;
+  /** The last value turned into text, and its text: a dictionary hands on one object for equal cells. */
+  private lastValue: unknown = undefined;
+  private lastText: unknown = undefined;
 
   constructor(
     readonly name: string,
@@ -385,64 +389,74 @@ class ColumnCells {
   ) {}
 
   covers(rowStart: number, rowEnd: number): boolean {
+    return this.coveredEnd(rowStart) >= rowEnd;
+  }
+
+  /** The end of the rows decoded without a gap from `rowStart` (a page decoded whole may pass a slice). */
+  coveredEnd(rowStart: number): number {
     let next = rowStart;
     for (const piece of this.pieces) {
-      if (piece.rowStart > next) return false;
+      if (piece.rowStart > next) return next;
       next = Math.max(next, piece.rowEnd);
     }
-    return next >= rowEnd;
+    return next;
   }
 
   at(row: number): unknown {
     let piece = this.pieces[this.piece];
     while (row >= piece.rowEnd) piece = this.pieces[++this.piece];
     const value: unknown = piece.columnData[row - piece.rowStart];
-    return typeof value === 'string' ? value : this.text(value);
+    if (typeof value === 'string') return value;
+    if (value !== this.lastValue || value === undefined) {
+      this.lastValue = value;
+      this.lastText = this.text(value);
+    }
+    return this.lastText;
   }
 }
 
-/** Rows [rowStart, rowEnd) of one row group, column by column: hyparquet's decoded columns, no row objects. */
-const readGroupColumns = async (
+/** Which rows of which columns one `parquetRead` decodes. */
+interface ColumnRead {
+  columns: readonly string[];
+  rowStart: number;
+  rowEnd: number;
+}
+
+/** Rows [rowStart, rowEnd) of the given columns, column by column: hyparquet's decoded columns, no row objects. */
+const readColumns = async (
   file: AsyncBuffer,
-  parquet: ParquetFile,
   metadata: FileMetaData,
   scales: Map<string, number>,
-  rows: { rowStart: number; rowEnd: number },
+  read: ColumnRead,
   compressors: Compressors,
 ): Promise<ColumnCells[]> => {
-  const pieces = new Map<string, ColumnData[]>(parquet.columns.map((name) => [name, []]));
+  const pieces = new Map<string, ColumnData[]>(read.columns.map((name) => [name, []]));
   const { tracked, isReadError } = trackReads(file);
+  const rows = `rows ${read.rowStart}-${read.rowEnd - 1}`;
   try {
     await parquetRead({
       file: tracked,
       metadata,
-      rowStart: rows.rowStart,
-      rowEnd: rows.rowEnd,
+      columns: [...read.columns],
+      rowStart: read.rowStart,
+      rowEnd: read.rowEnd,
       utf8: false,
       compressors,
       onChunk: (chunk) => pieces.get(chunk.columnName)?.push(chunk),
     });
   } catch (error) {
     if (isReadError(error) || error instanceof ValidationError) throw error;
-    fail(
-      'malformed-body',
-      'rowGroups',
-      `rows ${rows.rowStart}-${rows.rowEnd - 1} do not decode: ${(error as Error).message}`,
-    );
+    fail('malformed-body', 'rowGroups', `${rows} do not decode: ${(error as Error).message}`);
   }
-  return parquet.columns.map((name) => {
+  return read.columns.map((name) => {
     const scale = scales.get(name);
     const column = new ColumnCells(
       name,
       pieces.get(name) ?? [],
       scale === undefined ? cellText : decimalCellText(scale),
     );
-    if (!column.covers(rows.rowStart, rows.rowEnd)) {
-      fail(
-        'malformed-body',
-        name,
-        `the column has fewer values than rows ${rows.rowStart}-${rows.rowEnd - 1}`,
-      );
+    if (!column.covers(read.rowStart, read.rowEnd)) {
+      fail('malformed-body', name, `the column has fewer values than ${rows}`);
     }
     return column;
   });
@@ -460,26 +474,113 @@ const assignedCells: RowCells = (columns, row) => {
 const definedCells: RowCells = (columns, row) =>
   Object.fromEntries(columns.map((column) => [column.name, column.at(row)]));
 
-/** Uncompressed bytes the column chunks of row groups [fromGroup, toGroup) declare. */
+/** Column chunks of row group `group` whose top-level column is one of `columns`. */
+const chunksOf = (metadata: FileMetaData, group: number, columns: ReadonlySet<string>) =>
+  metadata.row_groups[group].columns.flatMap((column) =>
+    column.meta_data && columns.has(column.meta_data.path_in_schema[0]) ? [column.meta_data] : [],
+  );
+
+/** Uncompressed bytes the chunks of `columns` in row groups [fromGroup, toGroup) declare. */
 const declaredBytes = (
   metadata: FileMetaData,
   range: { fromGroup: number; toGroup: number },
-): number =>
-  metadata.row_groups
-    .slice(range.fromGroup, range.toGroup)
-    .flatMap((group) => group.columns)
-    .reduce((sum, column) => sum + Number(column.meta_data?.total_uncompressed_size ?? 0), 0);
+  columns: ReadonlySet<string>,
+): number => {
+  let sum = 0;
+  for (let group = range.fromGroup; group < range.toGroup; group += 1) {
+    for (const meta of chunksOf(metadata, group, columns)) {
+      sum += Number(meta.total_uncompressed_size);
+    }
+  }
+  return sum;
+};
+
+/** Largest gap of unread bytes between two column chunks that one ranged read still spans. */
+const MAX_READ_GAP = 64 * 1024;
+
+/**
+ * The compressed bytes of one row group's read column chunks, fetched once (neighbouring chunks in one
+ * ranged read) and then served to every row slice of the group from memory: the file (S3) is read once
+ * per group whatever the number of slices, and only for the columns read.
+ */
+const groupBytes = async (
+  file: AsyncBuffer,
+  metadata: FileMetaData,
+  group: number,
+  columns: ReadonlySet<string>,
+): Promise<AsyncBuffer> => {
+  const ranges = chunksOf(metadata, group, columns)
+    .map((meta) => {
+      const start = chunkStart(meta);
+      return { start, end: start + Number(meta.total_compressed_size) };
+    })
+    .sort((a, b) => a.start - b.start);
+  const runs: { start: number; end: number }[] = [];
+  for (const range of ranges) {
+    const last = runs[runs.length - 1];
+    if (last && range.start <= last.end + MAX_READ_GAP) last.end = Math.max(last.end, range.end);
+    else runs.push({ ...range });
+  }
+  const fetched = await Promise.all(
+    runs.map(async (run) => ({ ...run, bytes: await file.slice(run.start, run.end) })),
+  );
+  return {
+    byteLength: file.byteLength,
+    slice: (start, end = file.byteLength) => {
+      const run = fetched.find((each) => each.start <= start && end <= each.end);
+      return run ? run.bytes.slice(start - run.start, end - run.start) : file.slice(start, end);
+    },
+  };
+};
+
+/** A top-level column that hyparquet assembles from nested data (a MAP, LIST or struct). */
+const nestedColumns = (metadata: FileMetaData): Set<string> => {
+  const nested = new Set<string>();
+  let index = 1;
+  for (let child = 0; child < (metadata.schema[0].num_children ?? 0); child += 1) {
+    const element = metadata.schema[index];
+    if ((element.num_children ?? 0) > 0 || element.repetition_type === 'REPEATED') {
+      nested.add(element.name);
+    }
+    index = skipSubtree(metadata.schema, index);
+  }
+  return nested;
+};
+
+/**
+ * Rows decoded at a time when a reader does not say: the whole row group. hyparquet decodes a page
+ * whole and a second `parquetRead` decodes it again, so slices smaller than the pages cost CPU and
+ * memory instead of saving them (bench/results/export-formats.md: 8,192-row slices of 124,000-row
+ * groups written with 1 MiB pages ran at 23,220 rows per CPU second and 356 MiB, the whole group at
+ * 57,123 and 218 MiB). Smaller slices pay only for files of small pages.
+ */
+export const DEFAULT_SLICE_ROWS = Number.MAX_SAFE_INTEGER;
+
+export interface ParquetReadOptions {
+  /**
+   * The top-level columns to decode; the others are never fetched nor decoded. Default: the columns the
+   * file's recognised format maps (`COLUMNS_READ`), or every column when the file has no format.
+   */
+  columns?: readonly string[];
+  /** Rows of flat columns decoded at a time (the memory a row group costs, whatever its size). */
+  sliceRows?: number;
+}
 
 /**
  * Rows of row groups [fromGroup, toGroup), starting at row `fromRow` of the file when given (a cursor
- * inside the range). Memory holds one row group's decoded columns: each row's cells are made from them
- * when it is yielded, and the group is let go before the next one is read.
+ * inside the range). Only the columns the format's mapping reads are fetched and decoded, so a MAP
+ * column nobody maps is never touched. A row group is read once (its read columns' compressed bytes)
+ * and decoded `sliceRows` rows at a time: each row's cells are made from the slice when it is yielded,
+ * and the slice is let go before the next one is decoded, so memory does not grow with the row group.
+ * A nested column that is read (a MAP a mapping names) is decoded for the whole group at once — hyparquet
+ * assembles nested data per column chunk.
  */
 export async function* readParquetRows(
   file: AsyncBuffer,
   parquet: ParquetFile,
   range: { fromGroup: number; toGroup: number; fromRow?: number },
   limits: DecompressionLimits = DECOMPRESSION_LIMITS,
+  options: ParquetReadOptions = {},
 ): AsyncGenerator<ExportRow> {
   if (
     range.fromGroup < 0 ||
@@ -492,7 +593,19 @@ export async function* readParquetRows(
       `[${range.fromGroup}, ${range.toGroup}) is not within the file's ${parquet.rowGroups.length} row groups`,
     );
   }
-  const declared = declaredBytes(parquet.metadata, range);
+  const sliceRows = options.sliceRows ?? DEFAULT_SLICE_ROWS;
+  if (!Number.isSafeInteger(sliceRows) || sliceRows < 1) {
+    fail('invalid-field', 'sliceRows', 'expected a positive whole number of rows');
+  }
+  const wanted =
+    options.columns ??
+    (parquet.format ? columnsToRead(parquet.format, parquet.columns) : parquet.columns);
+  const missing = wanted.filter((name) => !parquet.columns.includes(name));
+  if (missing.length > 0) {
+    fail('missing-field', missing.join(', '), `the file has no ${missing.join(', ')} column`);
+  }
+  const read = new Set(wanted);
+  const declared = declaredBytes(parquet.metadata, range, read);
   if (declared > limits.maxTaskBytes) {
     fail(
       'too-large',
@@ -500,28 +613,58 @@ export async function* readParquetRows(
       `row groups ${range.fromGroup}-${range.toGroup - 1} declare ${declared} bytes uncompressed (at most ${limits.maxTaskBytes} per task): lower exportParquetRowsPerTask, or write smaller row groups`,
     );
   }
-  const compressors = cappedCompressors(declared, limits);
   const metadata = withRawDecimals(parquet.metadata);
   const scales = decimalScales(parquet.metadata);
-  const rowCells = parquet.columns.includes('__proto__') ? definedCells : assignedCells;
-  let columns: ColumnCells[] = [];
+  const nested = nestedColumns(parquet.metadata);
+  const nestedRead = parquet.columns.filter((name) => read.has(name) && nested.has(name));
+  const flatRead = parquet.columns.filter((name) => read.has(name) && !nested.has(name));
+  const rowCells = read.has('__proto__') ? definedCells : assignedCells;
   for (const group of parquet.rowGroups.slice(range.fromGroup, range.toGroup)) {
-    const rowEnd = group.rowStart + group.rowCount;
-    const rowStart = Math.max(group.rowStart, range.fromRow ?? 0);
-    if (rowStart >= rowEnd) continue;
-    columns = []; // the previous group is let go before the next one is read
-    columns = await readGroupColumns(
-      file,
-      parquet,
-      metadata,
-      scales,
-      { rowStart, rowEnd },
-      compressors,
-    );
-    for (let row = rowStart; row < rowEnd; row += 1) {
-      yield parquet.format
-        ? { rowIndex: row, cells: rowCells(columns, row), format: parquet.format }
-        : { rowIndex: row, cells: rowCells(columns, row) };
+    const groupEnd = group.rowStart + group.rowCount;
+    const groupStart = Math.max(group.rowStart, range.fromRow ?? 0);
+    if (groupStart >= groupEnd) continue;
+    const bytes = await groupBytes(file, parquet.metadata, group.index, read);
+    // Each read decodes a page at most once, so its pages never expand past the group's declared bytes.
+    const compressors = (): Compressors =>
+      cappedCompressors(
+        declaredBytes(parquet.metadata, { fromGroup: group.index, toGroup: group.index + 1 }, read),
+        limits,
+      );
+    const whole =
+      nestedRead.length > 0
+        ? await readColumns(
+            bytes,
+            metadata,
+            scales,
+            { columns: nestedRead, rowStart: groupStart, rowEnd: groupEnd },
+            compressors(),
+          )
+        : [];
+    for (
+      let sliceStart = groupStart, sliceEnd = groupStart;
+      sliceStart < groupEnd;
+      sliceStart = sliceEnd
+    ) {
+      sliceEnd = Math.min(groupEnd, sliceStart + sliceRows);
+      const sliced =
+        flatRead.length > 0
+          ? await readColumns(
+              bytes,
+              metadata,
+              scales,
+              { columns: flatRead, rowStart: sliceStart, rowEnd: sliceEnd },
+              compressors(),
+            )
+          : [];
+      // Pages longer than the slice were decoded whole: hand on every row they all cover, rather than
+      // decode them again for the next slice.
+      sliceEnd = Math.min(groupEnd, ...sliced.map((column) => column.coveredEnd(sliceStart)));
+      const columns = [...sliced, ...whole];
+      for (let row = sliceStart; row < sliceEnd; row += 1) {
+        yield parquet.format
+          ? { rowIndex: row, cells: rowCells(columns, row), format: parquet.format }
+          : { rowIndex: row, cells: rowCells(columns, row) };
+      }
     }
   }
 }
