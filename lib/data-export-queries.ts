@@ -44,6 +44,8 @@ export const FOCUS_COLUMNS = [
   'ChargePeriodStart',
   'ChargePeriodEnd',
   'CommitmentDiscountId',
+  'ConsumedQuantity',
+  'ConsumedUnit',
   'PricingCategory',
   'ProviderName',
   'RegionId',
@@ -52,7 +54,15 @@ export const FOCUS_COLUMNS = [
   'SkuId',
   'SkuPriceId',
   'SubAccountId',
+  'Tags',
 ] as const;
+
+/**
+ * Columns a reader can use that these exports leave out, and why: FOCUS 1.0 has no InvoiceId (FOCUS
+ * 1.2) nor ServiceProviderName (1.3); CUR 2.0 is exported without per-resource rows, so without
+ * line_item_resource_id.
+ */
+export const NOT_SELECTED = ['InvoiceId', 'ServiceProviderName', 'line_item_resource_id'] as const;
 
 export interface DataQuery {
   readonly queryStatement: string;

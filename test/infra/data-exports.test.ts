@@ -1,7 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { REQUIRED_COLUMNS } from '../../lambda/core/exports/column-format';
+import { COLUMNS_READ } from '../../lambda/core/exports/columns-read';
 import { ConfigError, contextFrom, resolveConfig } from '../../lib/config';
-import { CUR2_COLUMNS, FOCUS_COLUMNS } from '../../lib/data-export-queries';
+import { CUR2_COLUMNS, FOCUS_COLUMNS, NOT_SELECTED } from '../../lib/data-export-queries';
 import { resourcesOfType, synth } from './helpers';
 
 const SOURCES = [
@@ -103,13 +104,18 @@ describe('dataExports: the stage creates its AWS Data Exports', () => {
     expect(cur.DestinationConfigurations.S3Destination.S3Bucket).toBe('acme-billing-exports');
   });
 
-  test('the queries select every column the export readers require', () => {
-    expect(
-      REQUIRED_COLUMNS.cur.filter((c) => !(CUR2_COLUMNS as readonly string[]).includes(c)),
-    ).toEqual([]);
-    expect(
-      REQUIRED_COLUMNS.focus.filter((c) => !(FOCUS_COLUMNS as readonly string[]).includes(c)),
-    ).toEqual([]);
+  test('the queries select every column the export readers require, and every other one they read but those left out on purpose', () => {
+    const selected: Record<'cur' | 'focus', readonly string[]> = {
+      cur: CUR2_COLUMNS,
+      focus: FOCUS_COLUMNS,
+    };
+    for (const format of ['cur', 'focus'] as const) {
+      expect(REQUIRED_COLUMNS[format].filter((c) => !selected[format].includes(c))).toEqual([]);
+      const unselected = COLUMNS_READ[format].filter((c) => !selected[format].includes(c));
+      expect(unselected.filter((c) => !(NOT_SELECTED as readonly string[]).includes(c))).toEqual(
+        [],
+      );
+    }
   });
 
   test('refused at synth, naming the fix', () => {
