@@ -47,7 +47,7 @@ const meteredScans = (endpoint: string, meter: Meter): DynamoDBClient => {
       if (context.commandName !== 'ScanCommand') return next(args);
       const result = await next({
         ...args,
-        input: { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' },
+        input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' },
       });
       const output = result.output as {
         ConsumedCapacity?: { CapacityUnits?: number };
@@ -87,7 +87,7 @@ const populate = async (client: DynamoDBClient, ledgerTable: string) => {
       fifo: false,
       concurrency: 4,
       ledger,
-      deadLetters: { send: async () => undefined },
+      deadLetters: { send: () => Promise.resolve(undefined) },
     });
   }
   const exportAccounts = Array.from({ length: EXPORT_ONLY + BOTH }, (_, i) =>

@@ -20,11 +20,11 @@ const main = async (events: number): Promise<void> => {
     undefined,
     () => undefined,
     async (endpoint) => {
-      process.stdout.write = ((chunk: string | Uint8Array) => {
+      process.stdout.write = (chunk: string | Uint8Array) => {
         bytes += Buffer.byteLength(chunk);
         lines += String(chunk).split('\n').length - 1;
         return true;
-      }) as typeof process.stdout.write;
+      };
       try {
         return await runImplementation({
           implementation: 'ours',

@@ -87,7 +87,7 @@ export class ClientPool {
 
   private get<K extends keyof AwsClients>(key: K, create: () => AwsClients[K]): AwsClients[K] {
     const existing = this.cache[key] ?? this.injected[key];
-    if (existing) return existing as AwsClients[K];
+    if (existing) return existing;
     const client = annotateErrors(create());
     this.created.push(client);
     this.cache[key] = client;

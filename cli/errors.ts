@@ -127,7 +127,7 @@ interface ErrorLike {
 }
 
 const asErrorLike = (error: unknown): ErrorLike =>
-  typeof error === 'object' && error !== null ? (error as ErrorLike) : { message: String(error) };
+  typeof error === 'object' && error !== null ? error : { message: String(error) };
 
 const firstLine = (text: string | undefined): string =>
   (text ?? '')

@@ -65,7 +65,7 @@ const stagePrefix = (name: string): string =>
  * same id (TENANT_TOPICS_OUTPUT): those JSON maps are merged, not overwritten.
  */
 const mergeOutputs = (stacks: Record<string, string>[]): Record<string, string> => {
-  const merged: Record<string, string> = Object.assign({}, ...stacks);
+  const merged: Record<string, string> = Object.assign({}, ...stacks) as Record<string, string>;
   const topicMaps = stacks.flatMap((outputs) =>
     outputs[TENANT_TOPICS_OUTPUT] === undefined ? [] : [outputs[TENANT_TOPICS_OUTPUT]],
   );

@@ -87,7 +87,10 @@ export type ConsumerEnvironment = {
 /** Environment variables of a consumer, in the order the values are given. */
 export const consumerEnvironment = (values: ConsumerEnvironment): Record<string, string> => {
   const variables: Record<string, string> = {};
-  for (const [setting, value] of Object.entries(values) as [EnvSetting, unknown][])
+  for (const [setting, value] of Object.entries(values) as [
+    EnvSetting,
+    string | number | boolean | undefined,
+  ][])
     if (value !== undefined) variables[ENV[setting]] = String(value);
   return variables;
 };

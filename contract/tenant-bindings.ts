@@ -89,9 +89,7 @@ const tenantAt = (
     id,
     publishers: principals,
     ...(allowed ? { sources: allowed } : {}),
-    ...(maxEventsPerMinute !== undefined
-      ? { maxEventsPerMinute: maxEventsPerMinute as number }
-      : {}),
+    ...(maxEventsPerMinute !== undefined ? { maxEventsPerMinute: maxEventsPerMinute } : {}),
   };
 };
 

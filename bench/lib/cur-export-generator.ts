@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { parquetWriteRows, type Writer } from 'hyparquet-writer';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the Node entry's fileWriter is not in the types this project's module resolution sees
 const { fileWriter } = require('hyparquet-writer') as { fileWriter: (path: string) => Writer };
 
 export const CUR_WIDTH = 125;
@@ -359,7 +359,7 @@ export const writeLegacyCurCsvGz = async (file: string, spec: CurSpec): Promise<
         const value =
           'column' in from
             ? row[from.column!]
-            : (row[from.map!] as Record<string, string> | null)?.[from.key!];
+            : (row[from.map] as Record<string, string> | null)?.[from.key];
         return typeof value === 'string' ? csvCell(value) : '';
       });
       yield `${cells.join(',')}\n`;

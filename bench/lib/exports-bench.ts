@@ -233,7 +233,7 @@ const fileBuffer = async (file: string): Promise<AsyncBuffer & { close(): Promis
     slice: async (start: number, end = size) => {
       const bytes = Buffer.alloc(Math.max(0, Math.min(end, size) - start));
       await handle.read(bytes, 0, bytes.length, start);
-      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
     },
     close: () => handle.close(),
   };

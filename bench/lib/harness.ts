@@ -45,7 +45,7 @@ export const IMPLEMENTATIONS: Record<
   (env: NodeJS.ProcessEnv, clients: Clients) => Handler
 > = {
   // The context goes through: the handler bounds its contention retries by the remaining time.
-  ours: (env, clients) => createCostLedgerHandler(env, clients) as unknown as Handler,
+  ours: (env, clients) => createCostLedgerHandler(env, clients),
   baseline: (env, clients) => createBaselineHandler(env, clients),
 };
 
@@ -130,10 +130,13 @@ const dlqStub = (counter: { sends: number }, fault: FaultState): SQSClient => {
     endpoint: 'http://127.0.0.1:9',
   });
   client.middlewareStack.add(
-    () => async () => {
-      if (fault.dead) throw new InjectedCrash();
+    () => () => {
+      if (fault.dead) return Promise.reject(new InjectedCrash());
       counter.sends++;
-      return { output: { MessageId: `dlq-${counter.sends}`, $metadata: {} }, response: {} };
+      return Promise.resolve({
+        output: { MessageId: `dlq-${counter.sends}`, $metadata: {} },
+        response: {},
+      });
     },
     { step: 'initialize', name: 'dlqStub' },
   );

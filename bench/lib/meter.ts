@@ -289,11 +289,11 @@ export const meteringMiddleware =
     const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
     meter.count(operation);
     const input = WITH_CAPACITY.has(operation)
-      ? { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' }
+      ? { ...args.input, ReturnConsumedCapacity: 'TOTAL' }
       : args.input;
     let result;
     try {
-      result = await next({ ...args, input: input as ServiceInputTypes });
+      result = await next({ ...args, input: input });
     } catch (error) {
       billFailure(meter, operation, input, error);
       if (fault?.dead) throw new InjectedCrash();

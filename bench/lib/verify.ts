@@ -164,7 +164,8 @@ export const assessCorrectness = (
       }
       for (const effect of effects) {
         const key = effectKey(effect.charges, effect.delta);
-        const perCharge = applied.get(effect.chargeId) ?? new Map();
+        const perCharge =
+          applied.get(effect.chargeId) ?? new Map<string, { effect: Effect; commits: number }>();
         applied.set(effect.chargeId, perCharge);
         const seen = perCharge.get(key) ?? { effect, commits: 0 };
         seen.commits++;

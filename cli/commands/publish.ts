@@ -121,7 +121,7 @@ export const publishCommand = async (flags: PublishFlags, session: Session): Pro
     silent: flags.json || flags.progress === false,
   });
   let summary: PublishSummary;
-  let failure: unknown;
+  let failure: Error | undefined;
   try {
     summary = await publishItems(readInput(path, format), {
       sns: session.clients.sns,
@@ -137,7 +137,7 @@ export const publishCommand = async (flags: PublishFlags, session: Session): Pro
   } catch (error) {
     if (!(error instanceof PublishAbortedError)) throw error;
     summary = error.summary;
-    failure = error.cause;
+    failure = error.cause as Error;
   } finally {
     progress.stop();
   }

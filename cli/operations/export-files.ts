@@ -10,10 +10,7 @@ import { basename } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { parse } from 'csv-parse';
 import { parquetReadObjects, type AsyncBuffer } from 'hyparquet';
-import {
-  dataFileFormat,
-  type DataFileFormat,
-} from '../../lambda/core/exports/manifest';
+import { dataFileFormat, type DataFileFormat } from '../../lambda/core/exports/manifest';
 import { readParquetFile } from '../../lambda/core/exports/readers/parquet';
 import {
   recognizeColumnFormat,
@@ -49,7 +46,12 @@ const reasonOf = (error: unknown): string => (error as Error).message ?? String(
 const periodOf = (value: unknown): string | undefined => {
   if (value instanceof Date) return monthOf(value.toISOString());
   try {
-    return monthOf(toInstant(String(value ?? '').trim(), 'BillingPeriodStart'));
+    return monthOf(
+      toInstant(
+        ['string', 'number', 'bigint'].includes(typeof value) ? String(value).trim() : '',
+        'BillingPeriodStart',
+      ),
+    );
   } catch {
     return undefined;
   }
@@ -199,7 +201,9 @@ export const checkExportFiles = (files: readonly ExportFile[], period: string): 
     names.set(file.name, file.path);
   }
   if (formats.size > 1) {
-    problems.push(`the files are of different formats (${[...formats].join(', ')}): put each export on its own`);
+    problems.push(
+      `the files are of different formats (${[...formats].join(', ')}): put each export on its own`,
+    );
   }
   if (problems.length > 0) throw new UsageError(`Nothing uploaded: ${problems.join('; ')}`);
 };

@@ -46,7 +46,7 @@ export { decimalOf };
 /** What DynamoDB's refusal of an invalid charge write is called (kit errors: a `PermanentError`). */
 const REFUSED = 'the ledger rejected the charge';
 /** Unprocessed keys are handed back, never asked again here: the read needs no back-off. */
-const NO_BACKOFF = async (): Promise<void> => undefined;
+const NO_BACKOFF = (): Promise<void> => Promise.resolve();
 
 const storedChargeOf = (item: Item): StoredCharge => ({
   version: Number(item.version?.N ?? '0'),

@@ -5,11 +5,7 @@
  */
 import { UpdateItemCommand, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { ChargeTotals } from '../core/exports/charge-totals';
-import type {
-  CurrentPointer,
-  ExecutionRef,
-  ExportStorePort,
-} from '../core/exports/run-task';
+import type { CurrentPointer, ExecutionRef, ExportStorePort } from '../core/exports/run-task';
 import { diffSnapshots, type SnapshotDiff } from '../core/exports/snapshot';
 import { switchDecision, type SwitchChange } from '../core/exports/switch-decision';
 import { N, S } from './dynamo-kit/attributes';

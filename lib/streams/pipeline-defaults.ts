@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { BillingDedupConfig } from '../config';
 import type { QueueConsumerProps } from '../constructs/queue-consumer';
 
@@ -57,7 +56,7 @@ export function pipelineDefaults(
     consumer: {
       timeout: Duration.seconds(config.functionTimeoutSeconds),
       memorySize: config.functionMemoryMb,
-      logRetention: config.logRetentionDays as logs.RetentionDays,
+      logRetention: config.logRetentionDays,
       logRemovalPolicy: config.stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       logLevel: config.logLevel,
     },

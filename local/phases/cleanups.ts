@@ -1,8 +1,8 @@
 /** What a run started, stopped in reverse order whatever happens; a failing step never stops the rest. */
 export class Cleanups {
-  private readonly steps: (() => Promise<unknown> | unknown)[] = [];
+  private readonly steps: (() => unknown)[] = [];
 
-  add(step: () => Promise<unknown> | unknown): void {
+  add(step: () => unknown): void {
     this.steps.push(step);
   }
 

@@ -17,7 +17,7 @@ export const progressSnapshot = (
   deliveries: wirings.reduce((sum, w) => sum + w.poller.stats.deliveries, 0),
   outcomes: Object.fromEntries(
     wirings.map((w) => [w.stream, { ...streamReport(w.stream, w.poller.stats) }]),
-  ) as Record<string, Record<string, number>>,
+  ),
   deadLetters: wirings.reduce(
     (sum, w) =>
       sum +

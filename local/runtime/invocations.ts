@@ -72,7 +72,10 @@ export class HandlerLogSink {
     } catch {
       parsed = undefined;
     }
-    const level = String(parsed?.level ?? (method === 'log' ? 'INFO' : method)).toUpperCase();
+    const declared = parsed?.level;
+    const level = (
+      typeof declared === 'string' ? declared : method === 'log' ? 'INFO' : method
+    ).toUpperCase();
     if (this.stream && (LEVEL_RANK[level] ?? 1) >= this.minRank) {
       const line = parsed
         ? JSON.stringify({

@@ -5,13 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Message } from '@aws-sdk/client-sqs';
-import type {
-  Context,
-  SQSEvent,
-  SQSMessageAttributes,
-  SQSRecord,
-  SQSRecordAttributes,
-} from 'aws-lambda';
+import type { Context, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 
 export const SIM_REGION = 'us-east-1';
 export const SIM_ACCOUNT_ID = '123456789012';
@@ -87,7 +81,7 @@ export const sqsRecord = (input: SqsRecordInput): SQSRecord => ({
     ...(input.deadLetterQueueSourceArn
       ? { DeadLetterQueueSourceArn: input.deadLetterQueueSourceArn }
       : {}),
-  } as SQSRecordAttributes,
+  },
   messageAttributes: input.messageAttributes ?? {},
   md5OfBody: input.md5OfBody ?? '',
   eventSource: 'aws:sqs',
@@ -118,7 +112,7 @@ export const sqsRecordFromMessage = (
   const now = String(Date.now());
   return sqsRecord({
     messageId: message.MessageId as string,
-    receiptHandle: message.ReceiptHandle as string,
+    receiptHandle: message.ReceiptHandle,
     body: message.Body ?? '',
     queueArn: delivery.queueArn,
     receiveCount: delivery.receiveCount,

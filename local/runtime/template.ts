@@ -7,6 +7,12 @@
 import type { CfnResource, SynthesizedStack } from './synth';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../emulators/local-aws';
 
+/** A template scalar (string, number, boolean) as text; '' for anything else. */
+const scalarText = (value: unknown): string =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : '';
+
 export interface TablePlan {
   logicalId: string;
   stackName: string;
@@ -184,7 +190,7 @@ class Resolver {
   ): { ref: string; attributes: Attributes } {
     const props = propsOf(resource);
     const name = (key: string, fallback: string) =>
-      typeof props[key] === 'string' ? (props[key] as string) : fallback;
+      typeof props[key] === 'string' ? props[key] : fallback;
     switch (resource.Type) {
       case 'AWS::SQS::Queue': {
         const fifo = props.FifoQueue === true || props.FifoQueue === 'true';
@@ -321,7 +327,7 @@ class Resolver {
     }
     const parameter = this.stacks.find((stack) => stack.stackName === stackName)?.template
       .Parameters?.[name];
-    if (parameter) return String(parameter.Default ?? '');
+    if (parameter) return scalarText(parameter.Default);
     return this.located(stackName, name).ref;
   }
 
@@ -432,7 +438,7 @@ export const buildPlan = (stacks: SynthesizedStack[], options: PlanOptions): Loc
       case 'AWS::SQS::Queue': {
         const attributes: Record<string, string> = {};
         for (const name of QUEUE_ATTRIBUTES)
-          if (props[name] !== undefined) attributes[name] = String(props[name]);
+          if (props[name] !== undefined) attributes[name] = scalarText(props[name]);
         const redrive = props.RedrivePolicy as
           { deadLetterTargetArn: string; maxReceiveCount: number | string } | undefined;
         if (redrive) {
@@ -478,14 +484,14 @@ export const buildPlan = (stacks: SynthesizedStack[], options: PlanOptions): Loc
         plan.subscriptions.push(subscriptionOf(logicalId, String(props.TopicArn), props));
         break;
       case 'AWS::Lambda::Function': {
-        const variables = ((props.Environment as { Variables?: Record<string, unknown> })
-          ?.Variables ?? {}) as Record<string, unknown>;
+        const variables =
+          (props.Environment as { Variables?: Record<string, unknown> })?.Variables ?? {};
         plan.functions.push({
           logicalId,
           stackName,
           functionName: located.ref,
           arn: located.attributes.Arn,
-          handler: String(props.Handler ?? ''),
+          handler: scalarText(props.Handler),
           timeoutSeconds: asNumber(props.Timeout, 3),
           memoryMb: asNumber(props.MemorySize, 128),
           environment: {
@@ -499,7 +505,7 @@ export const buildPlan = (stacks: SynthesizedStack[], options: PlanOptions): Loc
         break;
       }
       case 'AWS::Lambda::EventSourceMapping': {
-        const rawFunction = propsOf(resource).FunctionName as unknown;
+        const rawFunction = propsOf(resource).FunctionName;
         const functionLogicalId =
           rawFunction && typeof rawFunction === 'object' && 'Ref' in rawFunction
             ? String((rawFunction as { Ref: string }).Ref)

@@ -37,7 +37,7 @@ export const snakeCaseCharge = (
   };
   const attributes: Record<string, string> = tenant ? { tenant, source: 'gcp' } : {};
   return {
-    identity: `snake:${base.resource_id}`,
+    identity: `snake:${String(base.resource_id)}`,
     effect: {
       tenant: tenant ?? 'default',
       accountId: project ?? billingAccount,

@@ -17,7 +17,7 @@ const TENANTS = [
   { id: 'globex', publishers: [GLOBEX_PUBLISHER] },
 ];
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- synthesized templates are untyped JSON
 
 const resources = (template: Template, type: string): [string, Json][] =>
   Object.entries(template.findResources(type) as Record<string, Json>);

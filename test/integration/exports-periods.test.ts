@@ -158,7 +158,9 @@ const redeliverLast = (planned: PlannedDelivery, deps: LateCorrectionDeps) =>
 const closeRacing = async (round: number, tenant: string, other: () => Promise<unknown>) => {
   const after = <T>(ms: number, run: () => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
-      setTimeout(() => run().then(resolve, reject), ms);
+      setTimeout(() => {
+        run().then(resolve, reject);
+      }, ms);
     });
   const [closeAt, otherAt] = [
     [0, 60],

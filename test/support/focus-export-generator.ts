@@ -15,8 +15,7 @@ import { parquetWriteRows, type ColumnSource, type Writer } from 'hyparquet-writ
 import { focusParquetSchema } from '../../local/exports/parquet-schema';
 import { mulberry32 } from '../../local/scenarios/random';
 
-// The Node entry's fileWriter is not in the types this project's module resolution sees.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the Node entry's fileWriter is not in the types this project's module resolution sees
 const { fileWriter } = require('hyparquet-writer') as { fileWriter: (path: string) => Writer };
 
 export const AMOUNT_SCALE = 15;

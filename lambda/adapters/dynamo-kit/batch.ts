@@ -70,7 +70,7 @@ export const batchGetKeys = async (
       }),
     );
     found(response.Responses?.[table] ?? []);
-    pending = (response.UnprocessedKeys?.[table]?.Keys ?? []) as Item[];
+    pending = response.UnprocessedKeys?.[table]?.Keys ?? [];
     if (options.unprocessed && pending.length > 0) {
       options.unprocessed(pending);
       return;

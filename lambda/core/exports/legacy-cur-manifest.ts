@@ -147,7 +147,7 @@ const checkDeclaredPeriod = (document: Record<string, unknown>, location: Legacy
   if (`${match[1]}-${match[2]}` !== location.billingPeriod || match[3] !== '01') {
     invalid(
       'billingPeriod.start',
-      `${start} does not start the period folder ${location.periodFolder} of the manifest's location`,
+      `${match.input} does not start the period folder ${location.periodFolder} of the manifest's location`,
     );
   }
 };

@@ -105,7 +105,8 @@ export const CHARGE_CATEGORY_OF_LINE_ITEM_TYPE: Readonly<Record<string, ChargeCa
 };
 
 const chargeCategoryOf = (type: string | undefined): ChargeCategory =>
-  (type !== undefined && Object.prototype.hasOwnProperty.call(CHARGE_CATEGORY_OF_LINE_ITEM_TYPE, type)
+  (type !== undefined &&
+  Object.prototype.hasOwnProperty.call(CHARGE_CATEGORY_OF_LINE_ITEM_TYPE, type)
     ? CHARGE_CATEGORY_OF_LINE_ITEM_TYPE[type]
     : undefined) ?? 'adjustment';
 
@@ -151,7 +152,10 @@ export const parseCurRow = (
       accountId: requiredIdentifier(cell(names.usageAccountId), names.usageAccountId),
       billingPeriodStart,
       chargePeriodStart: usageStart ?? billingPeriodStart,
-      chargePeriodEnd: usageStart !== undefined && usageEnd !== undefined && usageEnd >= usageStart ? usageEnd : undefined,
+      chargePeriodEnd:
+        usageStart !== undefined && usageEnd !== undefined && usageEnd >= usageStart
+          ? usageEnd
+          : undefined,
       chargeCategory: chargeCategoryOf(label(cell(names.lineItemType), names.lineItemType)),
       service: label(cell(names.productCode), names.productCode),
       resourceId: optionalId(cell(names.resourceId), names.resourceId),

@@ -31,7 +31,9 @@ const toCsv = (records: string[][]): Buffer =>
   Buffer.from(
     records
       .map((record) =>
-        record.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(','),
+        record
+          .map((cell) => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell))
+          .join(','),
       )
       .join('\n'),
   );
@@ -49,20 +51,23 @@ describe('legacy CUR CSV (real, anonymized)', () => {
     );
   });
 
-  it.each([false, true])('books every row, totals equal the exact sum of the cells (gzip %s)', async (gzip) => {
-    const bytes = gzip ? gzipSync(LEGACY_CSV) : LEGACY_CSV;
-    const summary = await summaryOf(readCsvRows(chunked(bytes, 4096), { gzip }));
-    expect(summary.rowsRejected).toBe(0);
-    expect(summary.rowsAccepted).toBe(legacyRecords.length);
-    expect(summary.totals).toHaveLength(1);
-    expect(summary.totals[0]).toMatchObject({
-      accountId: '123412340534',
-      period: '2023-11',
-      currency: 'USD',
-      total: exactTotal(costs),
-      rows: legacyRecords.length,
-    });
-  });
+  it.each([false, true])(
+    'books every row, totals equal the exact sum of the cells (gzip %s)',
+    async (gzip) => {
+      const bytes = gzip ? gzipSync(LEGACY_CSV) : LEGACY_CSV;
+      const summary = await summaryOf(readCsvRows(chunked(bytes, 4096), { gzip }));
+      expect(summary.rowsRejected).toBe(0);
+      expect(summary.rowsAccepted).toBe(legacyRecords.length);
+      expect(summary.totals).toHaveLength(1);
+      expect(summary.totals[0]).toMatchObject({
+        accountId: '123412340534',
+        period: '2023-11',
+        currency: 'USD',
+        total: exactTotal(costs),
+        rows: legacyRecords.length,
+      });
+    },
+  );
 
   it('maps the line item type to the charge category and the product code to the service', () => {
     const [tax] = legacyRecords;
@@ -99,10 +104,9 @@ describe('CUR 2.0 (the same cells under snake_case names)', () => {
 
   it('books the net unblended cost where the cell is set, else the unblended cost', async () => {
     const withNet = [...header, 'line_item_net_unblended_cost'];
-    const records = legacyRecords.slice(0, 40).map((record, index) => [
-      ...record,
-      index % 2 === 0 ? '' : '-7.0E-10',
-    ]);
+    const records = legacyRecords
+      .slice(0, 40)
+      .map((record, index) => [...record, index % 2 === 0 ? '' : '-7.0E-10']);
     const summary = await summaryOf(
       readCsvRows(chunked(toCsv([withNet, ...records]), 512), { gzip: false }),
     );
@@ -118,7 +122,11 @@ describe('CUR 2.0 (the same cells under snake_case names)', () => {
     const buffer = parquetWriteBuffer({
       columnData: [
         { name: 'line_item_unblended_cost', data: cost.map(Number), type: 'DOUBLE' },
-        { name: 'line_item_usage_account_id', data: rows.map(() => '012345678901'), type: 'STRING' },
+        {
+          name: 'line_item_usage_account_id',
+          data: rows.map(() => '012345678901'),
+          type: 'STRING',
+        },
         { name: 'bill_payer_account_id', data: rows.map(() => '000000000042'), type: 'STRING' },
         { name: 'line_item_currency_code', data: rows.map(() => 'USD'), type: 'STRING' },
         {
@@ -138,11 +146,18 @@ describe('CUR 2.0 (the same cells under snake_case names)', () => {
     const file = rangedBuffer(new Uint8Array(buffer));
     const parquet = await readParquetFile(file);
     expect(parquet.format).toBe('cur');
-    const read = readParquetRows(file, parquet, { fromGroup: 0, toGroup: parquet.rowGroups.length });
+    const read = readParquetRows(file, parquet, {
+      fromGroup: 0,
+      toGroup: parquet.rowGroups.length,
+    });
     const summary = await summaryOf(read);
     expect(summary.rowsRejected).toBe(0);
     expect(summary.totals).toEqual([
-      expect.objectContaining({ accountId: '012345678901', period: '2023-11', total: exactTotal(cost) }),
+      expect.objectContaining({
+        accountId: '012345678901',
+        period: '2023-11',
+        total: exactTotal(cost),
+      }),
     ]);
   });
 });
@@ -180,7 +195,17 @@ describe('rows that cannot be booked, and files of no known format', () => {
 
   it('refuses a file whose columns match no format, listing what each format needs', async () => {
     const error = await validationErrorOf(() =>
-      collect(readCsvRows(chunked(toCsv([['cost', 'account'], ['1', '2']])), { gzip: false })),
+      collect(
+        readCsvRows(
+          chunked(
+            toCsv([
+              ['cost', 'account'],
+              ['1', '2'],
+            ]),
+          ),
+          { gzip: false },
+        ),
+      ),
     );
     expect(error.code).toBe('unknown-format');
     expect(error.reason).toMatch(/FOCUS needs BilledCost/);

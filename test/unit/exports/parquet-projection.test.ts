@@ -302,8 +302,7 @@ describe('a row group decoded a slice at a time', () => {
   const bytesInflated = async (sliceRows: number, take: number): Promise<number> => {
     const file = oneGroup();
     const parquet = await readParquetFile(file);
-    // The module object itself: the reader looks gunzipSync up on it at each page.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object itself: the reader looks gunzipSync up on it at each page
     const inflate = jest.spyOn(require('node:zlib') as typeof zlib, 'gunzipSync');
     try {
       const rows = readParquetRows(file, parquet, { fromGroup: 0, toGroup: 1 }, undefined, {

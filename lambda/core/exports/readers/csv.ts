@@ -91,13 +91,13 @@ async function* recordBatches(input: Readable): AsyncGenerator<string[][]> {
   const decoder = new TextDecoder('utf-8');
   const splitter = new CsvRecordSplitter(MAX_RECORD_BYTES);
   const records: string[][] = [];
-  const batch = (piece: string, last: boolean): unknown => {
+  const batch = (piece: string, last: boolean): Error | undefined => {
     records.length = 0;
     try {
       splitter.push(piece, records);
       if (last) splitter.end(records);
     } catch (error) {
-      return error;
+      return error as Error;
     }
     return undefined;
   };
