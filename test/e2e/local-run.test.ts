@@ -60,7 +60,7 @@ describe('npm start (in-process)', () => {
         /malformed-body|unknown-format|missing-field|invalid-field/,
       );
     }
-  }, 150_000);
+  }, 360_000);
 
   it('a record that keeps failing reaches the DLQ after maxReceiveCount receives, and nothing else is lost', async () => {
     const sample = generateSample({ seed: 7, chargesPerAccountMonth: 8 });

@@ -123,7 +123,7 @@ const startKeepRunning = async () => {
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
-  const deadline = Date.now() + 80_000;
+  const deadline = Date.now() + 200_000;
   while (!/local environment running/.test(stderr)) {
     if (Date.now() > deadline) throw new Error(`no ready line: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -168,7 +168,7 @@ it('stops the emulators on Ctrl-C (SIGINT to node local/start.js --keep-running)
   // settled in the DLQ with its reason: PASS).
   expect(await exited).toBe(0);
   await expectStopped({ jvmPid, dynamoPort, sqsPort });
-}, 120_000);
+}, 300_000);
 
 it('kills the DynamoDB Local JVM when the run itself is SIGKILLed (no exit hook runs)', async () => {
   const { child, exited, stderr } = await startKeepRunning();
@@ -187,4 +187,4 @@ it('kills the DynamoDB Local JVM when the run itself is SIGKILLed (no exit hook 
   } finally {
     if (alive(jvmPid)) process.kill(jvmPid, 'SIGKILL');
   }
-}, 120_000);
+}, 300_000);
