@@ -30,6 +30,7 @@ import { AnomalyEventsRule } from './constructs/anomaly-events-rule';
 import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { OpsDashboard } from './constructs/ops-dashboard';
 import { PeriodAutoClose } from './constructs/period-auto-close';
+import { addReconciliation } from './constructs/reconciliation';
 import { QueueConsumer } from './constructs/queue-consumer';
 import { SecureTopic } from './constructs/secure-topic';
 import { tenantTopicArnLike, tenantTopicArnPattern } from './constructs/tenant-topics';
@@ -278,6 +279,7 @@ export class StatelessStack extends Stack {
       });
       this.alarms.push(autoClose.alarm);
     }
+    const reconciliation = addReconciliation(this, config, { ...props, ...consumerCommon });
     // By name pattern, not by ARN: one ARN per alarm would grow the topic policy with every tenant.
     opsTopic.allowServicePublisher({
       service: SERVICE_PUBLISHERS.cloudWatchAlarms.principal,
@@ -292,6 +294,7 @@ export class StatelessStack extends Stack {
       pipelines: allPipelines,
       alarms: this.alarms,
     });
+    reconciliation?.addDashboardWidgets(dashboard.dashboard);
     this.exportForTenantStacks();
 
     // ---------------- outputs (stable ids, no exports: tools read them by stack name) ----------------
