@@ -5,8 +5,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { consumerEnvironment } from '../../contract/environment';
 import {
@@ -57,7 +57,7 @@ export interface ReconciliationProps {
  */
 export class Reconciliation extends Construct {
   readonly function: ConsumerFunction;
-  readonly schedule: scheduler.Schedule;
+  readonly schedule: scheduler.CfnSchedule;
   readonly driftAlarm: cloudwatch.Alarm;
   readonly errorAlarm: cloudwatch.Alarm;
   private readonly serviceName: string;
@@ -141,18 +141,47 @@ export class Reconciliation extends Construct {
     });
 
     const { hour, minute } = parseTimeUtc(props.timeUtc);
-    this.schedule = new scheduler.Schedule(this, 'Schedule', {
-      scheduleName: props.scheduleName,
-      description: `billing-dedup: nightly reconciliation at ${props.timeUtc} UTC`,
-      schedule: scheduler.ScheduleExpression.cron({
-        minute: String(minute),
-        hour: String(hour),
+    // L1 with its own role: the L2 target grants `<function>:*` too (every version); this one may invoke
+    // exactly the function.
+    const schedulerRole = new iam.Role(this, 'SchedulerRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
       }),
-      target: new schedulerTargets.LambdaInvoke(this.function.fn, {
-        retryAttempts: 2,
-        maxEventAge: Duration.hours(6),
-      }),
+      description: `EventBridge Scheduler: invokes ${props.functionName}`,
     });
+    schedulerRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'InvokeReconciliation',
+        actions: ['lambda:InvokeFunction'],
+        resources: [this.function.fn.functionArn],
+      }),
+    );
+    this.schedule = new scheduler.CfnSchedule(this, 'Schedule', {
+      name: props.scheduleName,
+      description: `billing-dedup: nightly reconciliation at ${props.timeUtc} UTC`,
+      scheduleExpression: `cron(${minute} ${hour} * * ? *)`,
+      scheduleExpressionTimezone: 'UTC',
+      flexibleTimeWindow: { mode: 'OFF' },
+      state: 'ENABLED',
+      target: {
+        arn: this.function.fn.functionArn,
+        roleArn: schedulerRole.roleArn,
+        retryPolicy: { maximumRetryAttempts: 2, maximumEventAgeInSeconds: 6 * 3600 },
+      },
+    });
+    NagSuppressions.addResourceSuppressions(
+      role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Cost Explorer (ce:GetCostAndUsage) and the Invoicing API (invoicing:ListInvoiceSummaries) define no ' +
+            'resource types: the service authorization reference allows only `*` as their resource.',
+          appliesTo: ['Resource::*'],
+        },
+      ],
+      true,
+    );
 
     this.driftAlarm = new cloudwatch.Alarm(this, 'Drift', {
       alarmName: props.alarmName,
