@@ -3,6 +3,7 @@
  * a clock. `run()` builds the real one; tests inject local or mocked clients and a virtual clock.
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
@@ -31,6 +32,7 @@ export interface AwsClients {
   cloudformation: CloudFormationClient;
   s3: S3Client;
   sts: STSClient;
+  costExplorer: CostExplorerClient;
 }
 
 /** Test seams: clients, clock, sleep, poll interval. */
@@ -114,6 +116,10 @@ export class ClientPool {
   /** Who the caller is: period close, reopen and charge void record it. */
   get sts(): STSClient {
     return this.get('sts', () => new STSClient(this.config('sts')));
+  }
+  /** Cost Explorer answers in us-east-1 (its one endpoint in the aws partition). */
+  get costExplorer(): CostExplorerClient {
+    return this.get('costExplorer', () => new CostExplorerClient({ region: 'us-east-1' }));
   }
   get cloudformation(): CloudFormationClient {
     return this.get(

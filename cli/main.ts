@@ -10,6 +10,7 @@ import { ledgerCommand } from './commands/ledger';
 import { registerExportCommands } from './commands/export';
 import { periodActionCommand, periodStatusCommand } from './commands/period';
 import { chargeVoidCommand } from './commands/charge';
+import { reconcileCommand } from './commands/reconcile';
 import { LATE_CHARGE_POLICY_CHOICES } from './operations/periods';
 import type { LateChargePolicy } from '../lambda/core/ports';
 import type { CliDeps, CliIo } from './context';
@@ -231,6 +232,39 @@ export const buildProgram = (
           maxPerSecond: options.maxPerSecond as number | undefined,
           json: options.json === true,
           progress: options.progress !== false,
+        },
+        session,
+      ),
+    ),
+  );
+
+  withCommon(
+    program
+      .command('reconcile')
+      .description(
+        'Reconciliation of a billing period against the provider: the latest nightly run, or --run now',
+      )
+      .requiredOption('--period <yyyy-mm>', 'billing period')
+      .option('--tenant <tenant>', 'only this tenant')
+      .option('--json', 'records and summary as JSON on stdout')
+      .option('--run', 'run it now (Cost Explorer, records written; notifies nobody)')
+      .option('--tolerance-percent <percent>', 'with --run: the tolerance (default 0.1)')
+      .option('--floor <amount>', 'with --run: the absolute floor (default 0.01)')
+      .option('--payer-tenant <tenant>', 'with --run: the tenant owning every account of the payer')
+      .option('--table <name>', 'ledger table name (instead of discovery)'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      reconcileCommand(
+        {
+          period: options.period as string,
+          ...(typeof options.tenant === 'string' ? { tenant: options.tenant } : {}),
+          json: options.json === true,
+          run: options.run === true,
+          ...(typeof options.tolerancePercent === 'string'
+            ? { tolerancePercent: options.tolerancePercent }
+            : {}),
+          ...(typeof options.floor === 'string' ? { floor: options.floor } : {}),
+          ...(typeof options.payerTenant === 'string' ? { payerTenant: options.payerTenant } : {}),
         },
         session,
       ),

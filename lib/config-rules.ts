@@ -26,6 +26,14 @@ import {
   parseExportSources,
 } from '../contract/export-sources';
 import { STATELESS_OUTPUTS } from '../contract/outputs';
+import { SLUG_PATTERN } from '../contract/slugs';
+import {
+  DEFAULT_RECONCILIATION_FLOOR,
+  DEFAULT_RECONCILIATION_LOOKBACK_DAYS,
+  DEFAULT_RECONCILIATION_TIME_UTC,
+  DEFAULT_RECONCILIATION_TOLERANCE_PERCENT,
+  RECONCILIATION_ENV,
+} from '../contract/reconciliation';
 import { parseTenants, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThresholdText } from '../contract/threshold';
 import { parseDataExports, type DataExportConfig } from './data-export-config';
@@ -413,6 +421,40 @@ export const CONFIG_RULES = {
     doc:
       'a daily function closes every billing period (tenant, account, month) this many days after the month ' +
       'ended (UTC), unless it was ever closed before; see docs/operations.md "Billing periods" for AWS invoice timing',
+  }),
+  reconciliation: rule<boolean>({
+    parser: jsonValue('`true` or `false`', (value) => {
+      if (typeof value !== 'boolean') throw new Error('reconciliation: must be true or false');
+      return value;
+    }),
+    default: true,
+    doc: "a nightly function compares the ledger with the provider's own totals (Cost Explorer) and records the result; see docs/reconciliation.md",
+  }),
+  reconciliationTimeUtc: rule<string>({
+    parser: matching(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time HH:MM (UTC)'),
+    default: DEFAULT_RECONCILIATION_TIME_UTC,
+    doc: 'when the nightly reconciliation runs (EventBridge Scheduler, UTC)',
+  }),
+  reconciliationTolerancePercent: rule<string>({
+    parser: checkedString('an exact decimal ≥ 0 (percent)', checkThreshold),
+    default: DEFAULT_RECONCILIATION_TOLERANCE_PERCENT,
+    doc: `a ledger total within this percentage of the provider's figure is \`ok\`; exactly the tolerance is ok (\`${RECONCILIATION_ENV.tolerancePercent}\`)`,
+  }),
+  reconciliationFloor: rule<string>({
+    parser: checkedString('an exact decimal ≥ 0', checkThreshold),
+    default: DEFAULT_RECONCILIATION_FLOOR,
+    doc: `a difference up to this amount (billing currency) is \`ok\` whatever the percentage: tiny totals never page (\`${RECONCILIATION_ENV.floor}\`)`,
+  }),
+  reconciliationLookbackDays: rule<number>({
+    parser: wholeNumber(1, 366, 'days'),
+    default: DEFAULT_RECONCILIATION_LOOKBACK_DAYS,
+    doc: `closed account-periods are reconciled until this many days after their last close; open ones always (\`${RECONCILIATION_ENV.lookbackDays}\`)`,
+  }),
+  reconciliationPayerTenant: rule<string | undefined>({
+    parser: matching(SLUG_PATTERN, 'a tenant slug'),
+    default: undefined,
+    defaultDoc: 'unset',
+    doc: `the tenant that owns every linked account of this deployment's payer: its accounts missing from the ledger are reported (\`${RECONCILIATION_ENV.payerTenant}\`); unset, provider accounts are matched to tenants by the ledger`,
   }),
 } as const satisfies Record<string, ConfigRule<unknown>>;
 

@@ -12,6 +12,7 @@ import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { DlqOperatorRole } from './constructs/dlq-operator-role';
 import { OpsDashboard } from './constructs/ops-dashboard';
 import { PeriodAutoClose } from './constructs/period-auto-close';
+import { addReconciliation } from './constructs/reconciliation';
 import type { QueueConsumer } from './constructs/queue-consumer';
 import { tenantTopicArnLike } from './constructs/tenant-topics';
 import { anomalyRuleName } from './name-patterns';
@@ -149,6 +150,7 @@ export class StatelessStack extends Stack {
       });
       this.alarms.push(autoClose.alarm);
     }
+    const reconciliation = addReconciliation(this, config, { ...props, ...defaults.consumer });
     topics.allowAlarms();
     this.dlqOperatorRole.allowOperations(allPipelines, messagingKey, [
       this.stackId,
@@ -159,6 +161,7 @@ export class StatelessStack extends Stack {
       pipelines: allPipelines,
       alarms: this.alarms,
     });
+    reconciliation?.addDashboardWidgets(dashboard.dashboard);
     this.exportForTenantStacks(cost);
 
     addStatelessOutputs(this, {

@@ -186,6 +186,23 @@ export const periodSourcesKey = (tenant: string, period: string): { pk: string; 
   sk: 'SOURCES',
 });
 
+/**
+ * Reconciliation records (docs/reconciliation.md): one partition per billing period, `RECON#<yyyy-mm>`,
+ * one permanent item per run date, tenant, account and currency, `RUN#<yyyy-mm-dd>#<tenant>#<account>#<currency>`
+ * (a re-run the same day overwrites its own). Tenants hold no `#`; records are read back from their attributes.
+ */
+export const RECON_PREFIX = 'RECON#';
+export const RECON_RUN_PREFIX = 'RUN#';
+export const reconPartitionKey = (period: string): string => `${RECON_PREFIX}${period}`;
+export const reconRunPrefix = (runDate: string, tenant?: string): string =>
+  `${RECON_RUN_PREFIX}${runDate}#${tenant === undefined ? '' : `${tenant}#`}`;
+export const reconSortKey = (
+  runDate: string,
+  tenant: string,
+  accountId: string,
+  currency: string,
+): string => `${reconRunPrefix(runDate, tenant)}${accountId}#${currency}`;
+
 /** The kind of an account-period partition's item, by its sort key (undefined: a kind no rule needs). */
 export const partitionItemKindOf = (sk: string): PartitionItemKind | undefined => {
   if (sk.startsWith(TOTAL_PREFIX)) return 'stream-total';

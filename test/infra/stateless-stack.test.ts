@@ -143,7 +143,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       });
       for (const alarm of Object.values(resourcesOfType(t, 'AWS::CloudWatch::Alarm')))
         expect(alarm.Properties?.AlarmName).toMatch(
-          /^billing-dedup-dev-(cost|budget|export|period)-/,
+          /^billing-dedup-dev-(cost|budget|export|period|reconciliation)-/,
         );
     });
 
@@ -415,12 +415,12 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
   describe('consumers', () => {
     it('run on the current Node.js runtime, ARM64, ESM bundle, explicit log group', () => {
-      // Four consumers, plus CDK's handler of Custom::S3BucketNotifications.
-      t.resourceCountIs('AWS::Lambda::Function', 5);
+      // Four consumers and the nightly reconciliation, plus CDK's handler of Custom::S3BucketNotifications.
+      t.resourceCountIs('AWS::Lambda::Function', 6);
       const consumers = t.findResources('AWS::Lambda::Function', {
         Properties: { FunctionName: Match.stringLikeRegexp('^billing-dedup-dev-') },
       });
-      expect(Object.keys(consumers)).toHaveLength(4);
+      expect(Object.keys(consumers)).toHaveLength(5);
       for (const fn of Object.values(consumers)) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs24.x',
@@ -434,7 +434,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
           Timeout: 30,
           MemorySize: 512,
         });
-      t.resourceCountIs('AWS::Logs::LogGroup', 4);
+      t.resourceCountIs('AWS::Logs::LogGroup', 5);
       t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     });
 
@@ -655,8 +655,8 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
   });
 
   describe('alarms and dashboard', () => {
-    it('has five alarms per pipeline and one on the anomaly rule’s DLQ, all notifying the ops topic', () => {
-      t.resourceCountIs('AWS::CloudWatch::Alarm', 21);
+    it('has five alarms per pipeline, one on the anomaly rule’s DLQ and two of the reconciliation, all notifying the ops topic', () => {
+      t.resourceCountIs('AWS::CloudWatch::Alarm', 23);
       t.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],
         OKActions: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],

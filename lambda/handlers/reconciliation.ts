@@ -1,0 +1,149 @@
+import { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import {
+  DEFAULT_DEDUP_TTL_SECONDS,
+  ENV,
+  readPositiveInteger,
+  readRequired,
+} from '../../contract/environment';
+import {
+  DEFAULT_RECONCILIATION_FLOOR,
+  DEFAULT_RECONCILIATION_LOOKBACK_DAYS,
+  DEFAULT_RECONCILIATION_TOLERANCE_PERCENT,
+  RECONCILIATION_ENV,
+  RECONCILIATION_METRICS,
+} from '../../contract/reconciliation';
+import { CostExplorerTotals } from '../adapters/cost-explorer-totals';
+import { readLedgerInScope } from '../adapters/reconciliation-ledger';
+import { writeReconciliations } from '../adapters/reconciliation-records';
+import { SnsPublishOnce } from '../adapters/sns-publish-once';
+import { createTelemetry, type Telemetry } from '../adapters/telemetry';
+import { RECONCILIATION_STATUSES, toleranceRatioOfPercent } from '../core/reconciliation/compare';
+import { runReconciliation, type RunResult } from '../core/reconciliation/run';
+import { onFirstInvocation } from './consumer';
+
+/** The dedup-table key prefix of drift notification claims. */
+export const RECONCILIATION_CLAIM_SCOPE = 'reconciliation';
+
+export interface ReconciliationClients {
+  dynamo: DynamoDBClient;
+  costExplorer: CostExplorerClient;
+  sns: SNSClient;
+  now?: () => number;
+  telemetry?: Telemetry;
+}
+
+export interface ReconciliationSettings {
+  ledgerTable: string;
+  tolerancePercent: string;
+  floor: string;
+  lookbackDays: number;
+  payerTenant?: string;
+}
+
+export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSettings => {
+  const text = (name: string): string | undefined => env[name]?.trim() || undefined;
+  const lookback = text(RECONCILIATION_ENV.lookbackDays);
+  const lookbackDays =
+    lookback === undefined ? DEFAULT_RECONCILIATION_LOOKBACK_DAYS : Number(lookback);
+  if (!Number.isInteger(lookbackDays) || lookbackDays < 1)
+    throw new Error(
+      `Environment variable ${RECONCILIATION_ENV.lookbackDays} must be a positive integer`,
+    );
+  const payerTenant = text(RECONCILIATION_ENV.payerTenant);
+  return {
+    ledgerTable: readRequired(env, ENV.ledgerTableName),
+    tolerancePercent:
+      text(RECONCILIATION_ENV.tolerancePercent) ?? DEFAULT_RECONCILIATION_TOLERANCE_PERCENT,
+    floor: text(RECONCILIATION_ENV.floor) ?? DEFAULT_RECONCILIATION_FLOOR,
+    lookbackDays,
+    ...(payerTenant ? { payerTenant } : {}),
+  };
+};
+
+/**
+ * The nightly reconciliation (docs/reconciliation.md): wires the ledger reader, Cost Explorer, the
+ * records store and the once-only notifier to `runReconciliation`, and reports the run's metrics. A run
+ * is idempotent: it overwrites its own day's records, and a notification already sent is not sent again.
+ */
+export const createReconciliationHandler = (
+  env: NodeJS.ProcessEnv = process.env,
+  clients: ReconciliationClients = {
+    dynamo: new DynamoDBClient({}),
+    costExplorer: new CostExplorerClient({}),
+    sns: new SNSClient({}),
+  },
+) => {
+  const settings = reconciliationSettings(env);
+  const now = clients.now ?? Date.now;
+  const telemetry = clients.telemetry ?? createTelemetry(env);
+  const notifier = new SnsPublishOnce({
+    sns: clients.sns,
+    dynamo: clients.dynamo,
+    topicArn: readRequired(env, ENV.notificationsTopicArn),
+    dedupTable: readRequired(env, ENV.dedupTableName),
+    stream: RECONCILIATION_CLAIM_SCOPE,
+    ttlSeconds: readPositiveInteger(env, ENV.dedupTtlSeconds, DEFAULT_DEDUP_TTL_SECONDS),
+  });
+  return async (
+    _event: ScheduledEvent | Record<string, never>,
+    context?: Context,
+  ): Promise<Omit<RunResult, 'records'> & { records: number; providerRequests: number }> => {
+    if (context) notifier.useContext(context);
+    const at = now();
+    const provider = new CostExplorerTotals({
+      client: clients.costExplorer,
+      ...(settings.payerTenant ? { claimedBy: settings.payerTenant } : {}),
+    });
+    const result = await runReconciliation(
+      {
+        ledgerFigures: () =>
+          readLedgerInScope(clients.dynamo, settings.ledgerTable, at, settings.lookbackDays),
+        providerAnswers: async (period) => [await provider.periodTotals(period)],
+        store: (records, checkedAt) =>
+          writeReconciliations(clients.dynamo, settings.ledgerTable, records, checkedAt),
+        notifyOnce: (key, message) => notifier.publish(key, message),
+      },
+      {
+        now: at,
+        tolerance: {
+          ratio: toleranceRatioOfPercent(settings.tolerancePercent),
+          floor: settings.floor,
+        },
+        tolerancePercent: settings.tolerancePercent,
+      },
+    );
+    const { metrics, logger } = telemetry;
+    const paging = result.summaries.reduce((sum, s) => sum + s.paging, 0);
+    metrics.addMetric(RECONCILIATION_METRICS.paging, MetricUnit.Count, paging);
+    metrics.addMetric(RECONCILIATION_METRICS.providerRequests, MetricUnit.Count, provider.requests);
+    const largest = result.summaries
+      .map((s) => s.largest)
+      .filter((r) => r !== undefined)
+      .map((r) => Math.abs(Number(r.difference)))
+      .reduce((a, b) => Math.max(a, b), 0);
+    // Display only (a metric value is a double); the records keep the exact figure.
+    metrics.addMetric(RECONCILIATION_METRICS.largestDifference, MetricUnit.NoUnit, largest);
+    for (const status of RECONCILIATION_STATUSES) {
+      const count = result.records.filter((r) => r.status === status).length;
+      const single = metrics.singleMetric();
+      single.addDimension('status', status);
+      single.addMetric(RECONCILIATION_METRICS.records, MetricUnit.Count, count);
+    }
+    metrics.publishStoredMetrics();
+    const summary = {
+      ...result,
+      records: result.records.length,
+      providerRequests: provider.requests,
+    };
+    logger.info('reconciliation', summary);
+    for (const record of result.records.filter((r) => r.status !== 'ok'))
+      logger.warn('reconciliation difference', { ...record });
+    return summary;
+  };
+};
+
+export const handler = onFirstInvocation(() => createReconciliationHandler());
