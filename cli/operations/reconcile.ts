@@ -56,7 +56,7 @@ export const runReconcile = async (
       ledgerFigures: () => readLedgerInScope(dynamo, table, now, ANY_AGE_DAYS),
       providerAnswers: async (period) => [await provider.periodTotals(period)],
       store: (records, checkedAt) => writeReconciliations(dynamo, table, records, checkedAt),
-      notifyOnce: async () => 'duplicate',
+      notifyOnce: () => Promise.resolve('duplicate' as const),
     },
     {
       now,

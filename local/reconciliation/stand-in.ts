@@ -113,9 +113,9 @@ export const reconcileLocally = async (
   const result = await runReconciliation(
     {
       ledgerFigures: () => readLedgerInScope(dynamo, ledgerTable, now, 100_000),
-      providerAnswers: async (asked) => standIn.answers(asked),
+      providerAnswers: (asked) => Promise.resolve(standIn.answers(asked)),
       store: (records, checkedAt) => writeReconciliations(dynamo, ledgerTable, records, checkedAt),
-      notifyOnce: async () => 'duplicate',
+      notifyOnce: () => Promise.resolve('duplicate' as const),
     },
     { now, periods: [period] },
   );
