@@ -32,17 +32,16 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import Big from 'big.js';
+import { fileBuffer } from './lib/exports-bench';
 import { chunkResults } from '../lambda/core/exports/chunk';
 import { readCsvRows } from '../lambda/core/exports/readers/csv';
 import {
   planParquetChunks,
   readParquetFile,
   readParquetRows,
-  type AsyncBuffer,
 } from '../lambda/core/exports/readers/parquet';
 import type { ExportRow } from '../lambda/core/exports/rows';
 import {
@@ -86,20 +85,6 @@ interface JobResult {
 
 const TENANT = 'acme';
 const PERIOD = '2026-11';
-
-const fileBuffer = async (file: string): Promise<AsyncBuffer & { close(): Promise<void> }> => {
-  const handle = await open(file, 'r');
-  const { size } = await handle.stat();
-  return {
-    byteLength: size,
-    slice: async (start: number, end = size) => {
-      const bytes = Buffer.alloc(Math.max(0, Math.min(end, size) - start));
-      await handle.read(bytes, 0, bytes.length, start);
-      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
-    },
-    close: () => handle.close(),
-  };
-};
 
 /** One worker's job, in this (child) process. */
 const runJob = async (job: Job): Promise<JobResult> => {

@@ -225,7 +225,9 @@ const generate = async (
 };
 
 /** A local file as hyparquet's AsyncBuffer (for the in-process parse + aggregate figure). */
-const fileBuffer = async (file: string): Promise<AsyncBuffer & { close(): Promise<void> }> => {
+export const fileBuffer = async (
+  file: string,
+): Promise<AsyncBuffer & { close(): Promise<void> }> => {
   const handle = await open(file, 'r');
   const { size } = await handle.stat();
   return {
