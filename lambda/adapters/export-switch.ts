@@ -5,11 +5,7 @@
  */
 import { UpdateItemCommand, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { ChargeTotals } from '../core/exports/charge-totals';
-import type {
-  CurrentPointer,
-  ExecutionRef,
-  ExportStorePort,
-} from '../core/exports/run-task';
+import type { CurrentPointer, ExecutionRef, ExportStorePort } from '../core/exports/run-task';
 import { diffSnapshots, type SnapshotDiff } from '../core/exports/snapshot';
 import { switchDecision, type SwitchChange } from '../core/exports/switch-decision';
 import { N, S } from './dynamo-kit/attributes';
@@ -76,12 +72,13 @@ const putSnapshots = (
   ref: ExecutionRef,
   order: string,
   totals: ChargeTotals,
+  supersedes: string | undefined,
 ): Promise<void> =>
   putItems(
     store,
     (function* () {
       for (const [accountId, currencies] of Object.entries(totals))
-        yield snapshotItem(ref, order, accountId, currencies);
+        yield snapshotItem(ref, order, accountId, currencies, supersedes);
     })(),
   );
 
@@ -94,6 +91,7 @@ export const switchIfNewer = async (
   reads: SwitchReads,
   ref: ExecutionRef,
   precedence?: number,
+  supersedes?: string,
 ): ReturnType<ExportStorePort['switchIfNewer']> => {
   const execution = await reads.readExecution(ref);
   if (!execution) throw new Error(`execution ${ref.executionId} of ${pkOf(ref)} has no plan`);
@@ -122,7 +120,7 @@ export const switchIfNewer = async (
     if (decision.kind !== 'switch') continue;
     if (!totals) {
       totals = await readSnapshotTotals(store, ref);
-      await putSnapshots(store, ref, execution.order, totals);
+      await putSnapshots(store, ref, execution.order, totals, supersedes);
     }
     const { change } = decision;
     const previous = change.previousExecutionId
