@@ -27,6 +27,8 @@ export const ENV = {
   exportCsvSubchunkRows: 'EXPORT_CSV_SUBCHUNK_ROWS',
   exportParquetRowsPerTask: 'EXPORT_PARQUET_ROWS_PER_TASK',
   exportChunkMaxReceiveCount: 'EXPORT_CHUNK_MAX_RECEIVE_COUNT',
+  /** Providers whose stream charges always add (comma-separated slugs); the rest are superseded. */
+  additiveSources: 'ADDITIVE_SOURCES',
   autoCloseAfterDays: 'AUTO_CLOSE_AFTER_DAYS',
   totalShards: 'TOTAL_SHARDS',
   lateChargePolicy: 'LATE_CHARGE_POLICY',
@@ -160,6 +162,13 @@ export const readTotalShards = (env: EnvironmentSource): number => {
     throw new Error(`Environment variable ${ENV.totalShards} must be 1..${MAX_TOTAL_SHARDS}`);
   return shards;
 };
+
+/** ADDITIVE_SOURCES: comma-separated provider slugs (unset: none). */
+export const readAdditiveSources = (env: EnvironmentSource): string[] =>
+  (trimmed(env, ENV.additiveSources) ?? '')
+    .split(',')
+    .map((slug) => slug.trim())
+    .filter((slug) => slug.length > 0);
 
 export const readLateChargePolicy = (env: EnvironmentSource): LateChargePolicy => {
   const text = trimmed(env, ENV.lateChargePolicy) ?? DEFAULT_LATE_CHARGE_POLICY;

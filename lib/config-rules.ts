@@ -26,7 +26,7 @@ import {
   parseExportSources,
 } from '../contract/export-sources';
 import { STATELESS_OUTPUTS } from '../contract/outputs';
-import { SLUG_PATTERN } from '../contract/slugs';
+import { SLUG_PATTERN, SLUG_RULE } from '../contract/slugs';
 import {
   DEFAULT_RECONCILIATION_FLOOR,
   DEFAULT_RECONCILIATION_LOOKBACK_DAYS,
@@ -367,6 +367,17 @@ export const CONFIG_RULES = {
     parser: checkedString('an exact decimal ≥ 0', checkThreshold),
     default: DEFAULT_EXPORT_DIFF_THRESHOLD,
     doc: `an account-currency whose total changes by at least this much between two exports is notified (\`${ENV.exportDiffThreshold}\`)`,
+  }),
+  additiveSources: rule<readonly string[]>({
+    parser: listOf('provider slugs (`aws`, `gcp`, …)', (item) =>
+      SLUG_PATTERN.test(item) ? undefined : `is not a provider slug: ${SLUG_RULE} (e.g. "aws")`,
+    ),
+    default: [],
+    defaultDoc: 'none (every provider supersedes)',
+    doc:
+      `providers whose stream charges always add to the ledger total (\`${ENV.additiveSources}\`); by default a ` +
+      "provider's stream charges of an account-period are provisional once its export is counted there (recorded at " +
+      'each export switch), see docs/ledger.md',
   }),
   exportCsvSubchunkRows: rule<number>({
     parser: wholeNumber(100, 1_000_000, 'rows'),

@@ -58,6 +58,24 @@ const shadowedLines = (statement: Statement): string[] => {
   ];
 };
 
+/** Stream charges superseded by their provider's export, left out of the totals (docs/ledger.md). */
+const provisionalText = (t: LedgerTotal): string[] =>
+  (t.provisional ?? []).map(
+    (p) =>
+      `${t.currency} ${p.total} (${plural(p.charges, 'charge')}) of source ${p.source}; the export ${p.supersededBy} counts instead`,
+  );
+
+const provisionalLines = (totals: readonly LedgerTotal[], where: (t: LedgerTotal) => string) => {
+  const lines = totals.flatMap((t) => provisionalText(t).map((text) => `  ${where(t)}${text}`));
+  return lines.length === 0
+    ? []
+    : [
+        '',
+        'Provisional stream charges (superseded by the export of their provider: kept, not in the totals above):',
+        ...lines,
+      ];
+};
+
 const chargeNote = (charge: LedgerCharge, period: string): string =>
   [
     ...(charge.bookedIn && charge.bookedIn !== period ? [`booked in ${charge.bookedIn}`] : []),
@@ -106,7 +124,11 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
               correctionsText(t.corrections),
             ]),
             ['left', 'left', 'left', 'left', 'right', 'right', 'left', 'left'],
-          )}\n(Totals only; a total includes the corrections booked in it. Pass --account and --period for the charges behind one of them.)\n`,
+          )}${provisionalLines(totals, (t) => `${t.accountId} ${t.period}: `)
+            .map((line) => `${line}\n`)
+            .join(
+              '',
+            )}\n(Totals only; a total includes the corrections booked in it. Pass --account and --period for the charges behind one of them.)\n`,
     );
     return EXIT.ok;
   }
@@ -142,6 +164,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
         ),
         ...correctionLines(statement),
         ...shadowedLines(statement),
+        ...provisionalLines(statement.totals, () => ''),
         '',
         `Charges (${statement.charges.length}):`,
         table(

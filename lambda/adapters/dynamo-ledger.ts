@@ -54,15 +54,22 @@ const storedChargeOf = (item: Item): StoredCharge => ({
   amount: decimalOf(item.amount),
   currency: item.currency?.S ?? '',
   ...(item.voidedAt?.S === undefined ? {} : { voided: true }),
+  ...(item.attributed?.BOOL === true ? { attributed: true } : {}),
 });
 
 /** The ledger's charge item: amount as an exact `N`, identity, content hash and what a statement shows. */
 export const chargeItem = (
-  charge: Pick<ChargeCommit, 'ref' | 'event' | 'identity' | 'contentHash' | 'bookedIn'>,
+  charge: Pick<
+    ChargeCommit,
+    'ref' | 'event' | 'identity' | 'contentHash' | 'bookedIn' | 'previous'
+  >,
   nowMs: number,
 ): Item => {
   const { event } = charge;
   const own = billingPeriodOf(event);
+  // Booked in its own period, its amount is in its source's per-source totals there from now on.
+  const attributed =
+    charge.bookedIn === undefined || charge.bookedIn === own || charge.previous?.attributed;
   return {
     ...ledgerKey(charge.ref.pk, charge.ref.sk),
     amount: N(event.amount),
@@ -85,6 +92,7 @@ export const chargeItem = (
     ...optionalS('skuId', event.skuId),
     ...optionalS('resourceId', event.resourceId),
     ...optionalS('description', event.description),
+    ...(attributed ? { attributed: { BOOL: true } } : {}),
     updatedAt: S(new Date(nowMs).toISOString()),
   };
 };
@@ -114,7 +122,7 @@ export class DynamoLedger implements LedgerPort {
         this.options.client,
         this.options.ledgerTable,
         chunk.map((ref) => ledgerKey(ref.pk, ref.sk)),
-        `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash, voidedAt`,
+        `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash, voidedAt, attributed`,
         (items) => {
           for (const item of items) found.set(refKey(ledgerKeyOf(item)), storedChargeOf(item));
         },
@@ -137,7 +145,7 @@ export class DynamoLedger implements LedgerPort {
         TableName: this.options.ledgerTable,
         Key: ledgerKey(ref.pk, ref.sk),
         ConsistentRead: true,
-        ProjectionExpression: 'amount, currency, version, contentHash, voidedAt',
+        ProjectionExpression: 'amount, currency, version, contentHash, voidedAt, attributed',
       }),
     );
     return response.Item ? storedChargeOf(response.Item) : null;

@@ -188,8 +188,13 @@ export const snapshotItem = (
   order: string,
   accountId: string,
   currencies: ChargeTotals[string],
+  /** The provider whose stream charges of the account-period this snapshot makes provisional. */
+  supersedes?: string,
 ): Item => {
-  const item = fullSnapshotItem(ref, order, accountId, currencies);
+  const item = {
+    ...fullSnapshotItem(ref, order, accountId, currencies),
+    ...(supersedes === undefined ? {} : { supersedes: S(supersedes) }),
+  };
   if (itemBytes(item) <= SNAPSHOT_BYTES) return item;
   return { ...item, services: { M: {} }, servicesOmitted: { BOOL: true } };
 };

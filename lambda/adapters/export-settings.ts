@@ -4,6 +4,7 @@ import {
   DEFAULT_EXPORT_DIFF_THRESHOLD,
   DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK,
   ENV,
+  readAdditiveSources,
   readOptional,
   readPositiveInteger,
   readRequired,
@@ -75,6 +76,8 @@ export const chunkWorkerSettings = (env: EnvironmentSource) => {
       DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS,
     ),
     notificationsTopicArn: readRequired(env, ENV.notificationsTopicArn),
+    /** Providers whose stream charges a switched-in export never makes provisional. */
+    additiveSources: readAdditiveSources(env),
     /** The chunk queue's maxReceiveCount: a task failing on that receive fails its execution. */
     maxReceiveCount: readOptional(env, ENV.exportChunkMaxReceiveCount)
       ? readPositiveInteger(env, ENV.exportChunkMaxReceiveCount, 1)

@@ -7,6 +7,7 @@
  */
 import { PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { fail } from '../core/errors';
+import { countedStreamOf, statementRows } from '../core/ledger-total';
 import type { ChargeTotals } from '../core/exports/charge-totals';
 import type { ChunkResult } from '../core/exports/chunk';
 import type { ClosedPins } from '../core/exports/late-correction-pass';
@@ -45,11 +46,19 @@ import { switchIfNewer } from './export-switch';
 import { getItem, queryAll, type ExportTable } from './export-table';
 import { itemBytes } from './item-size';
 import {
+  periodInfoOf,
+  readCurrentPointers,
+  readStatementItems,
+  snapshotPartOf,
+  streamTotalsOf,
+} from './ledger-reader';
+import {
   CURRENT_SK,
   DIFF_PREFIX,
   EXECUTION_PREFIX,
   LEDGER_PK,
   executionSortKey,
+  ledgerPartitionKeyOf,
   exportPartitionKey,
   ledgerKey,
   snapshotSortKey,
@@ -179,6 +188,30 @@ export class ExportStore implements ExportStorePort {
     return readPins(this.store, tenant, period, accounts);
   }
 
+  /** What the statement of a (closed) account-period counts of `source`'s stream charges. */
+  async readCountedStream(
+    tenant: string,
+    accountId: string,
+    period: string,
+    source: string,
+  ): Promise<Record<string, string>> {
+    const { client, table } = this.store;
+    const items = await readStatementItems(
+      client,
+      table,
+      ledgerPartitionKeyOf(tenant, accountId, period),
+    );
+    const stream = items.totals.flatMap(streamTotalsOf);
+    const parts = items.snapshots.map(snapshotPartOf);
+    const rows = statementRows(
+      stream,
+      parts,
+      await readCurrentPointers(client, table, parts),
+      items.period ? [periodInfoOf(items.period)] : [],
+    );
+    return countedStreamOf(stream, rows, source);
+  }
+
   recordLateCorrections(
     ref: ExecutionRef,
     record: LateCorrectionRecord | undefined,
@@ -224,7 +257,11 @@ export class ExportStore implements ExportStorePort {
   }
 
   /** Makes a complete execution current if it is newer than the current one (export-switch.ts). */
-  switchIfNewer(ref: ExecutionRef, precedence?: number): Promise<SwitchOutcome> {
-    return switchIfNewer(this.store, this, ref, precedence);
+  switchIfNewer(
+    ref: ExecutionRef,
+    precedence?: number,
+    supersedes?: string,
+  ): Promise<SwitchOutcome> {
+    return switchIfNewer(this.store, this, ref, precedence, supersedes);
   }
 }

@@ -72,12 +72,13 @@ const putSnapshots = (
   ref: ExecutionRef,
   order: string,
   totals: ChargeTotals,
+  supersedes: string | undefined,
 ): Promise<void> =>
   putItems(
     store,
     (function* () {
       for (const [accountId, currencies] of Object.entries(totals))
-        yield snapshotItem(ref, order, accountId, currencies);
+        yield snapshotItem(ref, order, accountId, currencies, supersedes);
     })(),
   );
 
@@ -90,6 +91,7 @@ export const switchIfNewer = async (
   reads: SwitchReads,
   ref: ExecutionRef,
   precedence?: number,
+  supersedes?: string,
 ): ReturnType<ExportStorePort['switchIfNewer']> => {
   const execution = await reads.readExecution(ref);
   if (!execution) throw new Error(`execution ${ref.executionId} of ${pkOf(ref)} has no plan`);
@@ -118,7 +120,7 @@ export const switchIfNewer = async (
     if (decision.kind !== 'switch') continue;
     if (!totals) {
       totals = await readSnapshotTotals(store, ref);
-      await putSnapshots(store, ref, execution.order, totals);
+      await putSnapshots(store, ref, execution.order, totals, supersedes);
     }
     const { change } = decision;
     const previous = change.previousExecutionId

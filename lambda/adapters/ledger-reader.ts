@@ -10,6 +10,7 @@ import {
   type CurrentSnapshot,
   type PeriodInfo,
   type SnapshotPart,
+  type SourceTotal,
   type StatementRow,
 } from '../core/ledger-total';
 import {
@@ -25,6 +26,8 @@ import {
   isTotalShardSortKey,
   ledgerKey,
   ledgerKeyOf,
+  shardAttribute,
+  sourceTotalAttributeOf,
 } from './table-layout';
 
 /** Read side of the ledger table for statements and reports: exact decimal strings, never floats. */
@@ -57,8 +60,9 @@ const SHARD_CORRECTED = /^corrected:(\d{4}-\d{2}):(.+)$/;
 
 /**
  * The stream totals of one `TOTAL#` item, per currency: a shard (`TOTAL#00`..`TOTAL#31`, every currency
- * as `total:<cur>` / `charges:<cur>`, corrections as `corrected:<period>:<cur>`) or a per-currency item of
- * earlier versions (`TOTAL#<cur>`).
+ * as `total:<cur>` / `charges:<cur>`, corrections as `corrected:<period>:<cur>`, the part of the period's
+ * own charges of each source as `total@<source>:<cur>` / `charges@<source>:<cur>`) or a per-currency item
+ * of earlier versions (`TOTAL#<cur>`, attributed to no source).
  */
 export const streamTotalsOf = (item: Record<string, AttributeValue>): StatementRow[] => {
   const scope = {
@@ -90,10 +94,25 @@ export const streamTotalsOf = (item: Record<string, AttributeValue>): StatementR
       },
     ]);
   }
+  const sources = new Map<string, SourceTotal[]>();
+  for (const [name, value] of Object.entries(item)) {
+    const attribute = sourceTotalAttributeOf(name);
+    if (!attribute) continue;
+    const { source, currency } = attribute;
+    sources.set(currency, [
+      ...(sources.get(currency) ?? []),
+      {
+        source,
+        total: decimalOf(value),
+        charges: Number(item[shardAttribute.sourceCharges(source, currency)]?.N ?? '0'),
+      },
+    ]);
+  }
   return Object.entries(item).flatMap(([name, value]) => {
     const currency = SHARD_TOTAL.exec(name)?.[1];
     if (currency === undefined) return [];
     const mine = corrections.get(currency) ?? [];
+    const bySource = sources.get(currency) ?? [];
     return [
       {
         ...scope,
@@ -101,6 +120,7 @@ export const streamTotalsOf = (item: Record<string, AttributeValue>): StatementR
         total: decimalOf(value),
         charges: Number(item[`charges:${currency}`]?.N ?? '0'),
         ...(mine.length > 0 ? { corrections: mine } : {}),
+        ...(bySource.length > 0 ? { sources: bySource } : {}),
       },
     ];
   });
@@ -145,6 +165,7 @@ export const snapshotPartOf = (item: Record<string, AttributeValue>): SnapshotPa
   source: item.source?.S ?? '',
   executionId: item.executionId?.S ?? '',
   totals: snapshotTotalsOf(item),
+  ...(item.supersedes?.S ? { supersedes: item.supersedes.S } : {}),
 });
 
 const currentOf = (item: Record<string, AttributeValue>): CurrentSnapshot => ({

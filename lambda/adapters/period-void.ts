@@ -78,7 +78,18 @@ export const voidCharge = async (
         pk: partitionOf({ ...input, period: target.period }),
         shard: shardOf(digest, t.totalShards),
         scope: { tenant: input.tenant, accountId: input.accountId, period: target.period },
-        deltas: [voidDelta({ amount, currency }, input.period, target)],
+        deltas: [
+          voidDelta(
+            {
+              amount,
+              currency,
+              ...(charge.source?.S === undefined ? {} : { source: charge.source.S }),
+              attributed: charge.attributed?.BOOL === true,
+            },
+            input.period,
+            target,
+          ),
+        ],
       }),
       auditPut(t.table, pk, voidSortKey(digest), {
         tenant: S(input.tenant),

@@ -111,7 +111,21 @@ export const shardAttribute = {
   /** The part of `total:<cur>` booked here as a correction of the closed period `of`. */
   corrected: (of: string, currency: string) => `corrected:${of}:${currency}`,
   correctedCharges: (of: string, currency: string) => `correctedCharges:${of}:${currency}`,
+  /**
+   * The part of `total:<cur>` / `charges:<cur>` that charges of `source` of this period made (the
+   * provisional rule, core/ledger-total.ts); `@` keeps them apart from `total:` and `corrected:`.
+   */
+  sourceTotal: (source: string, currency: string) => `total@${source}:${currency}`,
+  sourceCharges: (source: string, currency: string) => `charges@${source}:${currency}`,
 } as const;
+
+/** `total@<source>:<cur>` → its source and currency; undefined for any other attribute. */
+export const sourceTotalAttributeOf = (
+  name: string,
+): { source: string; currency: string } | undefined => {
+  const match = /^total@(.+):([^:]+)$/.exec(name);
+  return match ? { source: match[1], currency: match[2] } : undefined;
+};
 
 /** The state of an account-period (open/closed, close and reopen details) in its ledger partition. */
 export const PERIOD_SK = 'PERIOD';

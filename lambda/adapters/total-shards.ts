@@ -1,5 +1,6 @@
 import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { addDecimals } from '../core/decimal';
+import type { SourceChange } from '../core/ledger-decision';
 import { ledgerKey, shardAttribute, totalShardSortKey } from './table-layout';
 
 /**
@@ -13,6 +14,8 @@ export interface ShardDelta {
   charges: number;
   /** Set when the effect belongs to this closed earlier period (a correction booked here). */
   correctionOf?: string;
+  /** The part of the effect on its source's per-source totals; ignored on a correction (always added). */
+  bySource?: SourceChange;
 }
 
 export interface ShardWrite {
@@ -25,17 +28,23 @@ export interface ShardWrite {
 /** The condition every shard write carries. */
 export const NOT_CLOSED = 'attribute_not_exists(closedAt)';
 
-/** Deltas summed per (attribute) name: `total:<cur>`, `charges:<cur>`, `corrected…:<period>:<cur>`. */
+/**
+ * Deltas summed per (attribute) name: `total:<cur>`, `charges:<cur>`, `corrected…:<period>:<cur>`, and
+ * for the period's own charges `total@<source>:<cur>`, `charges@<source>:<cur>`.
+ */
 const sums = (deltas: readonly ShardDelta[]): Map<string, string> => {
   const byName = new Map<string, string>();
   const add = (name: string, value: string) =>
     byName.set(name, addDecimals(byName.get(name) ?? '0', value));
-  for (const { currency, delta, charges, correctionOf } of deltas) {
+  for (const { currency, delta, charges, correctionOf, bySource } of deltas) {
     add(shardAttribute.total(currency), delta);
     add(shardAttribute.charges(currency), String(charges));
     if (correctionOf !== undefined) {
       add(shardAttribute.corrected(correctionOf, currency), delta);
       add(shardAttribute.correctedCharges(correctionOf, currency), String(charges));
+    } else if (bySource !== undefined) {
+      add(shardAttribute.sourceTotal(bySource.source, currency), bySource.delta);
+      add(shardAttribute.sourceCharges(bySource.source, currency), String(bySource.charges));
     }
   }
   return byName;

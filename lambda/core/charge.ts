@@ -36,6 +36,7 @@ export const incomingOf = (charge: ParsedCharge): IncomingCharge => ({
   contentHash: charge.contentHash,
   amount: charge.event.amount,
   currency: charge.event.currency,
+  source: charge.event.source,
 });
 
 export const identityField = (identity: CostIdentity): string =>

@@ -13,8 +13,17 @@
  * same way (stream charges + the snapshot's valid rows). A snapshot item of any other execution of its
  * source counts for nothing. A stream total may carry corrections: the part of
  * it booked here for a closed earlier period (already in the total, listed so statements show it).
+ *
+ * Provisional stream charges: the counted (authoritative) snapshot of an account-period names the provider
+ * whose spend it restates (`supersedes`, recorded at its switch unless the provider is configured
+ * additive). The stream charges of that source in the account-period — every currency — are then
+ * provisional: left out of `total` and `charges`, listed on the row (`provisional`), never added. The
+ * export is the provider's own statement of the month; the stream (a watcher republishing its rows) was
+ * the near-real-time view of it. Stream charges of any other source, corrections booked here for closed
+ * periods, and the part of a stream total attributed to no source (charges written before per-source
+ * totals existed) stay added.
  */
-import { addDecimals } from './decimal';
+import { addDecimals, subtractDecimals } from './decimal';
 import { authoritativeSource, sourceRank, type SourceRank } from './export-authority';
 import type { PeriodState } from './ports';
 
@@ -38,6 +47,26 @@ export interface StatementRow {
   corrections?: Correction[];
   /** Snapshots of other export sources of the account, left out of `total`; absent when none. */
   shadowed?: ShadowedSnapshot[];
+  /**
+   * Input only (a stream total): the part of `total` / `charges` made by the period's own charges of
+   * each source; what no entry covers is unattributed. Never on a row `statementRows` returns.
+   */
+  sources?: SourceTotal[];
+  /** Stream charges superseded by the counted export of their provider, left out of `total`. */
+  provisional?: ProvisionalCharges[];
+}
+
+/** A stream total's part made by one source's charges. */
+export interface SourceTotal {
+  source: string;
+  total: string;
+  charges: number;
+}
+
+/** Stream charges of one source that the counted export of their provider supersedes. */
+export interface ProvisionalCharges extends SourceTotal {
+  /** The export source (its id) whose snapshot counts instead. */
+  supersededBy: string;
 }
 
 /** A counted-looking snapshot of a source that is not the account's authoritative one. */
@@ -60,7 +89,22 @@ export interface SnapshotPart {
   executionId: string;
   /** currency → exact total and valid rows. */
   totals: Record<string, { total: string; charges: number }>;
+  /**
+   * The provider (stream source slug) whose stream charges of the account-period this snapshot, when it
+   * counts, makes provisional; absent when its provider is additive or it was switched before this rule.
+   */
+  supersedes?: string;
 }
+
+/**
+ * What a snapshot of an export whose rows come from `provider` supersedes: that provider's stream
+ * charges, unless config lists the provider in `additiveSources` (its stream charges always add).
+ */
+export const supersededSource = (
+  provider: string | undefined,
+  additiveSources: readonly string[],
+): string | undefined =>
+  provider === undefined || additiveSources.includes(provider) ? undefined : provider;
 
 /** The execution that is current for a (tenant, source, period), with what ranks the source. */
 export interface CurrentSnapshot extends Omit<SourceRank, 'source'> {
@@ -90,6 +134,27 @@ const accountPeriodKey = (row: Pick<StatementRow, 'tenant' | 'accountId' | 'peri
   JSON.stringify([row.tenant, row.accountId, row.period]);
 const rowKey = (row: Pick<StatementRow, 'tenant' | 'accountId' | 'period' | 'currency'>): string =>
   JSON.stringify([row.tenant, row.accountId, row.period, row.currency]);
+
+const mergeSources = (
+  a: readonly SourceTotal[] = [],
+  b: readonly SourceTotal[] = [],
+): SourceTotal[] => {
+  const bySource = new Map<string, SourceTotal>();
+  for (const part of [...a, ...b]) {
+    const found = bySource.get(part.source);
+    bySource.set(
+      part.source,
+      found
+        ? {
+            source: part.source,
+            total: addDecimals(found.total, part.total),
+            charges: found.charges + part.charges,
+          }
+        : { ...part },
+    );
+  }
+  return [...bySource.values()];
+};
 
 const compareRows = (a: StatementRow, b: StatementRow): number =>
   a.tenant.localeCompare(b.tenant) ||
@@ -143,11 +208,14 @@ export const statementRows = (
   const rankOf = (part: SnapshotPart): SourceRank =>
     sourceRank(part.source, pointers.get(sourceKey(part.tenant, part.source, part.period)));
   const rows = new Map<string, StatementRow>();
+  /** Per row: the stream's per-source parts (kept apart from the rows, which never show them). */
+  const sources = new Map<string, SourceTotal[]>();
   const add = (row: StatementRow): void => {
     const key = rowKey(row);
     const found = rows.get(key);
     const corrections = mergeCorrections(found?.corrections, row.corrections);
     const shadowed = [...(found?.shadowed ?? []), ...(row.shadowed ?? [])];
+    if (row.sources) sources.set(key, mergeSources(sources.get(key), row.sources));
     rows.set(key, {
       tenant: row.tenant,
       accountId: row.accountId,
@@ -166,11 +234,16 @@ export const statementRows = (
     const key = accountPeriodKey(part);
     byAccountPeriod.set(key, [...(byAccountPeriod.get(key) ?? []), part]);
   }
+  const superseding: { part: SnapshotPart; provider: string }[] = [];
   for (const parts of byAccountPeriod.values()) {
     const fixed = periodInfo.get(accountPeriodKey(parts[0]))?.authoritative;
     const authoritative = parts.some((part) => part.source === fixed)
       ? fixed
       : authoritativeSource(parts.map(rankOf));
+    const counted = parts.find((part) => part.source === authoritative) ?? parts[0];
+    if (counted.supersedes !== undefined) {
+      superseding.push({ part: counted, provider: counted.supersedes });
+    }
     for (const part of parts) {
       for (const [currency, totals] of Object.entries(part.totals)) {
         const scope = {
@@ -200,5 +273,43 @@ export const statementRows = (
       }
     }
   }
+  for (const { part, provider } of superseding) {
+    for (const [key, row] of rows) {
+      if (accountPeriodKey(row) !== accountPeriodKey(part)) continue;
+      const stream = sources.get(key)?.find((entry) => entry.source === provider);
+      if (!stream || (stream.total === '0' && stream.charges === 0)) continue;
+      rows.set(key, withProvisional(row, { ...stream, supersededBy: part.source }));
+    }
+  }
   return [...rows.values()].sort(compareRows);
 };
+
+/**
+ * What a statement counts of `source`'s stream charges, per currency: their per-source totals less the
+ * part left out as provisional. A closed period's figure, used when a later export of the provider
+ * corrects it (only the difference from what the period counted rolls forward).
+ */
+export const countedStreamOf = (
+  streamTotals: readonly StatementRow[],
+  rows: readonly StatementRow[],
+  source: string,
+): Record<string, string> => {
+  const counted: Record<string, string> = {};
+  const add = (currency: string, amount: string) => {
+    counted[currency] = addDecimals(counted[currency] ?? '0', amount);
+  };
+  for (const row of streamTotals)
+    for (const part of row.sources ?? []) if (part.source === source) add(row.currency, part.total);
+  for (const row of rows)
+    for (const part of row.provisional ?? [])
+      if (part.source === source) add(row.currency, subtractDecimals('0', part.total));
+  return Object.fromEntries(Object.entries(counted).filter(([, total]) => total !== '0'));
+};
+
+/** `row` with `provisional`'s charges taken out of its total and listed apart. */
+const withProvisional = (row: StatementRow, provisional: ProvisionalCharges): StatementRow => ({
+  ...row,
+  total: subtractDecimals(row.total, provisional.total),
+  charges: row.charges - provisional.charges,
+  provisional: [...(row.provisional ?? []), provisional],
+});

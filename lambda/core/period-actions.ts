@@ -92,15 +92,28 @@ export const pinsAtFirstClose = (
 
 /**
  * The change a void makes to the totals of the period it is booked in: minus the charge, one charge fewer;
- * booked in a later period (its own is closed) it is a correction of its own.
+ * booked in a later period (its own is closed) it is a correction of its own. A charge whose amount is in
+ * its source's per-source totals (`attributed`) leaves them too.
  */
 export const voidDelta = (
-  charge: { amount: string; currency: string },
+  charge: { amount: string; currency: string; source?: string; attributed?: boolean },
   ownPeriod: string,
   target: Exclude<BookingTarget, { kind: 'rejected' }>,
-): { currency: string; delta: string; charges: number; correctionOf?: string } => ({
-  currency: charge.currency,
-  delta: subtractDecimals('0', charge.amount),
-  charges: -1,
-  ...(target.kind === 'rolled' ? { correctionOf: ownPeriod } : {}),
-});
+): {
+  currency: string;
+  delta: string;
+  charges: number;
+  correctionOf?: string;
+  bySource?: { source: string; delta: string; charges: number };
+} => {
+  const delta = subtractDecimals('0', charge.amount);
+  return {
+    currency: charge.currency,
+    delta,
+    charges: -1,
+    ...(target.kind === 'rolled' ? { correctionOf: ownPeriod } : {}),
+    ...(charge.attributed && charge.source !== undefined
+      ? { bySource: { source: charge.source, delta, charges: -1 } }
+      : {}),
+  };
+};

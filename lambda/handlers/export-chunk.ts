@@ -82,6 +82,7 @@ export const createExportChunkHandler = (
     openRows: (bucket, task, fromRow) => objects.rowsOf(bucket, task, fromRow),
     subChunkRows: worker.subChunkRows,
     threshold: worker.threshold,
+    additiveSources: worker.additiveSources,
     notifier,
     deadLetters,
     defaultProvider: exports.defaultProvider,

@@ -156,6 +156,10 @@ export function addExportPipelines(stack: Stack, props: ExportPipelinesProps): E
         // Corrections of closed periods are booked like the cost consumer's charges.
         totalShards: config.totalShards,
         lateChargePolicy: config.lateChargePolicy,
+        // The providers whose stream charges an export switched in never supersedes.
+        ...(config.additiveSources.length > 0
+          ? { additiveSources: config.additiveSources.join(',') }
+          : {}),
       },
     },
   });

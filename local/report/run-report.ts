@@ -567,7 +567,14 @@ export const summaryText = (report: LocalReport): string => {
       t.status ?? 'open',
       (t.corrections ?? []).map((c) => `${c.total} of ${c.of}`).join(', ') || '-',
     ]);
-  out.push(`ledger: ${report.ledger.length} totals`);
+  const provisional = report.ledger.flatMap((t) => t.provisional ?? []);
+  out.push(
+    `ledger: ${report.ledger.length} totals${
+      provisional.length > 0
+        ? ` (excluding ${provisional.reduce((n, p) => n + p.charges, 0)} provisional stream charge(s) superseded by their provider's export)`
+        : ''
+    }`,
+  );
   if (ledgerRows.length > 0)
     out.push(
       table([

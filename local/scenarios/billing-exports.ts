@@ -8,6 +8,7 @@
  * rows; `writeSampleExports` (local/exports/files.ts) writes the files at run time.
  */
 import Big from 'big.js';
+import { DEFAULT_EXPORT_PROVIDER } from '../../contract/export-sources';
 import { formatDecimal } from '../../lambda/core/decimal';
 import { Rng } from './random';
 import type {
@@ -180,6 +181,7 @@ export const billingExports = (
           period: spec.billingPeriod,
           currency: row.currency,
           amount: formatDecimal(new Big(row.amount)),
+          supersedes: DEFAULT_EXPORT_PROVIDER,
         });
       }),
     );

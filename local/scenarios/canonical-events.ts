@@ -32,7 +32,14 @@ export const canonicalEvent = (
   };
   return {
     identity: `event:${spec.tenant}:${accountId}:${eventId}`,
-    effect: { tenant: spec.tenant, accountId, period: month, currency: spec.currency, amount },
+    effect: {
+      tenant: spec.tenant,
+      accountId,
+      period: month,
+      currency: spec.currency,
+      amount,
+      source: 'aws',
+    },
     render: (variant) => {
       if (variant === 0) return { message: JSON.stringify(base) };
       const copy = reorder(rng, {

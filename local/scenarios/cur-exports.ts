@@ -6,6 +6,7 @@
  * totals like any other. Its own random stream: the rest of the sample does not move.
  */
 import Big from 'big.js';
+import { DEFAULT_EXPORT_PROVIDER } from '../../contract/export-sources';
 import { formatDecimal } from '../../lambda/core/decimal';
 import { Rng } from './random';
 import type { ExpectedExport, SampleExportDelivery, SampleExportRow } from './sample';
@@ -67,6 +68,7 @@ export const curExports = (
             period: delivery.billingPeriod,
             currency: row.currency,
             amount: formatDecimal(new Big(row.amount)),
+            supersedes: DEFAULT_EXPORT_PROVIDER,
           },
         );
       }),

@@ -59,7 +59,14 @@ export const focusRow = (
   };
   return {
     identity: `focus:${resource}`,
-    effect: { tenant: spec.tenant, accountId, period: month, currency: spec.currency, amount },
+    effect: {
+      tenant: spec.tenant,
+      accountId,
+      period: month,
+      currency: spec.currency,
+      amount,
+      ...(provider === 'AWS' ? { source: 'aws' } : {}),
+    },
     render: (variant) => {
       const row =
         variant === 0

@@ -47,6 +47,7 @@ export const forgedTenants = (draft: SampleDraft): void => {
     period: month,
     currency: bound.currency,
     amount: '7.25',
+    source: 'aws',
   });
 
   const forged: SampleMessage[] = [

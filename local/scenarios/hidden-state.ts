@@ -20,7 +20,7 @@ const event = (fields: Record<string, unknown>) =>
 
 export const hiddenStateCases = (draft: SampleDraft): void => {
   const book = (identity: string, effect: Omit<ChargeEffect, 'period'>) =>
-    draft.truth.book(identity, { period: '2026-11', ...effect });
+    draft.truth.book(identity, { period: '2026-11', source: 'aws', ...effect });
 
   // A line item restated back to its first content (v1 = 10, v2 = 20, v3 = 10): v3 is not a copy of v1.
   const restatedBack = (version: number, amount: string) =>

@@ -38,7 +38,7 @@ const chargeOf = (
   const id = 'eventId' in fields ? `event:${fields.eventId}` : `line:${fields.lineItemId}`;
   return {
     identity: `late:${tenant}:${accountId}:${id}`,
-    effect: { tenant, accountId, period, currency: 'USD', amount },
+    effect: { tenant, accountId, period, currency: 'USD', amount, source: 'aws' },
     message: {
       topic: COST_STREAM,
       message: JSON.stringify({

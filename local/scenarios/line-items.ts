@@ -42,6 +42,7 @@ export const restatedLineItem = (
     period: month,
     currency: spec.currency,
     amount: amounts[versions - 1],
+    source: 'aws',
   });
   for (let version = 1; version <= versions; version++) {
     const text = render(version);

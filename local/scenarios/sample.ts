@@ -26,6 +26,10 @@ export interface ChargeEffect {
   period: string;
   currency: string;
   amount: string;
+  /** A stream charge's source, where it may be superseded by an export (`aws`); absent: never. */
+  source?: string;
+  /** An export row's: the provider whose stream charges of the account-period its snapshot supersedes. */
+  supersedes?: string;
 }
 
 /** Two charges with one eventId and different content: whichever the ledger books first wins. */

@@ -86,13 +86,32 @@ export class TruthBuilder {
 
   build(): Omit<GroundTruth, 'exports'> {
     return {
-      ledger: withPeriods(ledgerOf([...this.charges.values()]), this.rolled, this.closed),
+      ledger: withPeriods(withoutProvisional([...this.charges.values()]), this.rolled, this.closed),
       notificationKeys: [...this.notificationKeys].sort(),
       deadLetters: { ...this.deadLetters },
       conflicts: [...this.conflictPairs],
     };
   }
 }
+
+/**
+ * Expected totals when exports count: a stream charge of the provider an export row of its
+ * account-period supersedes is provisional (its row stays, its amount and count are not added).
+ */
+const withoutProvisional = (effects: ChargeEffect[]): LedgerTotal[] => {
+  const superseded = new Map<string, string>();
+  for (const effect of effects)
+    if (effect.supersedes !== undefined) superseded.set(accountPeriod(effect), effect.supersedes);
+  const provisional = (effect: ChargeEffect) =>
+    effect.source !== undefined && superseded.get(accountPeriod(effect)) === effect.source;
+  const counted = ledgerOf(effects.filter((effect) => !provisional(effect)));
+  const rows = new Map(counted.map((row) => [`${accountPeriod(row)}|${row.currency}`, row]));
+  for (const effect of effects.filter(provisional)) {
+    const key = `${accountPeriod(effect)}|${effect.currency}`;
+    if (!rows.has(key)) rows.set(key, { ...ledgerOf([{ ...effect, amount: '0' }])[0], charges: 0 });
+  }
+  return [...rows.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, row]) => row);
+};
 
 /** Expected ledger totals from charge effects: exact sums per tenant, account, period and currency. */
 export const ledgerOf = (effects: ChargeEffect[]): LedgerTotal[] => {

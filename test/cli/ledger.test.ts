@@ -98,6 +98,38 @@ describe('ledger', () => {
     );
   });
 
+  it('lists the stream charges an export of their provider supersedes apart from the totals', async () => {
+    const handler = costLedgerHandlerOn(dynamo, tables);
+    for (const event of [
+      costEvent({ tenant: 'both', accountId: ACCOUNT, eventId: 'p-1', amount: '30' }),
+      costEvent({ tenant: 'both', accountId: ACCOUNT, eventId: 'p-2', amount: '12.5' }),
+    ])
+      expect((await handler(sqsEvent([sqsRecord(event)]))).batchItemFailures).toEqual([]);
+    await deliver(
+      exportStore(dynamo, tables.ledgerTable),
+      {
+        tenant: 'both',
+        prefix: 'both',
+        executionId: 'b-1',
+        eventTime: '2026-11-02T06:00:00.000Z',
+        sequencer: '0055AED6DCD90281E6',
+        files: { 'part-0.csv': csvOf([hourLine('41.75', ACCOUNT, 'EC2', 0)]) },
+      },
+      { supersedes: 'aws' },
+    );
+    const args = ['ledger', '--table', tables.ledgerTable, '--tenant', 'both'];
+    const statement = await cli([...args, '--account', ACCOUNT, '--period', '2026-11'], deps());
+    expect(statement.code).toBe(0);
+    expect(statement.stdout).toMatch(/^USD\s+41\.75\s+1\s+open$/m);
+    expect(statement.stdout).toContain(
+      '  USD 42.5 (2 charges) of source aws; the export exports/both/focus counts instead',
+    );
+    const listing = await cli(args, deps());
+    expect(listing.stdout).toContain(
+      `  ${ACCOUNT} 2026-11: USD 42.5 (2 charges) of source aws; the export exports/both/focus counts instead`,
+    );
+  });
+
   it('--json gives machines the same exact strings', async () => {
     const result = await cli(
       [

@@ -50,6 +50,7 @@ describe('config defaults', () => {
       deletionProtection: false,
       totalShards: 8,
       lateChargePolicy: 'roll-forward',
+      additiveSources: [],
     });
     expect(c.account).toBeUndefined();
     expect(c.region).toBeUndefined();
@@ -100,6 +101,10 @@ describe('config parsing', () => {
         costEventsPublishers: '111122223333, arn:aws:iam::444455556666:role/billing-export',
       }).costEventsPublishers,
     ).toEqual(['111122223333', 'arn:aws:iam::444455556666:role/billing-export']);
+    expect(resolve({ additiveSources: 'metering, gcp' }).additiveSources).toEqual([
+      'metering',
+      'gcp',
+    ]);
   });
 
   it('applies stages.<stage> overrides under flat keys', () => {
@@ -148,6 +153,7 @@ describe('config validation errors are clear', () => {
     ],
     [{ batchSize: 20 }, /batchSize: FIFO queues accept at most 10 records per batch/],
     [{ totalShards: 33 }, /totalShards: must be between 1 and 32 shards, got 33/],
+    [{ additiveSources: 'AWS Cloud' }, /additiveSources: "AWS Cloud" is not a provider slug/],
     [
       { lateChargePolicy: 'ignore' },
       /lateChargePolicy: must be one of "roll-forward", "reject", got "ignore"/,

@@ -457,8 +457,11 @@ describe('export pipeline (stateless stack, two sources)', () => {
       exportParquetRowsPerTask: '100000',
       lateChargePolicy: 'reject',
       totalShards: '4',
+      additiveSources: 'metering,gcp',
     }).statelessTemplate;
+    expect(env[ENV.additiveSources]).toBeUndefined();
     expect(envOf(tuned, 'billing-dedup-dev-export-chunk')).toMatchObject({
+      [ENV.additiveSources]: 'metering,gcp',
       [ENV.exportDiffThreshold]: '0.01',
       [ENV.exportCsvSubchunkRows]: '20000',
       [ENV.lateChargePolicy]: 'reject',

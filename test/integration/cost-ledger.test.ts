@@ -183,7 +183,16 @@ describe('cost ledger handler against DynamoDB Local', () => {
       result: 'lost-race',
       losers: [1],
       current: new Map([
-        [1, { version: 0, contentHash: commits[1].contentHash, amount: '2', currency: 'USD' }],
+        [
+          1,
+          {
+            version: 0,
+            contentHash: commits[1].contentHash,
+            amount: '2',
+            currency: 'USD',
+            attributed: true,
+          },
+        ],
       ]),
     });
     expect(await ledger.commitGroup([commits[0], commits[2]])).toEqual({ result: 'committed' });

@@ -111,7 +111,16 @@ describe('sharded totals on DynamoDB Local', () => {
       result: 'lost-race',
       losers: [2],
       current: new Map([
-        [2, { version: 0, contentHash: group[2].contentHash, amount: '1', currency: 'USD' }],
+        [
+          2,
+          {
+            version: 0,
+            contentHash: group[2].contentHash,
+            amount: '1',
+            currency: 'USD',
+            attributed: true,
+          },
+        ],
       ]),
     });
 

@@ -110,6 +110,8 @@ export interface TaskOptions {
   corrections?: LateCorrectionDeps;
   /** The source's declared precedence (config `exportSources[].precedence`). */
   precedence?: number;
+  /** The provider whose stream charges the snapshots supersede (the chunk worker's, from config). */
+  supersedes?: string;
 }
 
 export const csvRowsOf = (text: string, fromRow: number, dieAtRow?: number) =>
@@ -146,6 +148,7 @@ export const runTask = (
     subChunkRows: options.subChunkRows ?? 2,
     corrections: options.corrections,
     precedence: options.precedence,
+    ...(options.supersedes === undefined ? {} : { supersedes: options.supersedes }),
   });
 
 /** Plans a delivery and runs every task once, in order (the last one switches the snapshot). */

@@ -6,11 +6,16 @@
  * included. Idempotent: a re-run of the same switch books nothing
  * twice, and after a reopen it books what `reject` refused.
  *
+ * A switch whose snapshots supersede a provider's stream charges (core/ledger-total.ts) corrects against
+ * what the closed period counted of that provider: the pinned part plus the provider's stream charges it
+ * still added, so only the difference from the provisional total rolls forward.
+ *
  * Only the authoritative source of a closed account-period corrects it (core/export-authority.ts): the
  * best ranked of the sources its close pinned, fixed by that close. A switch of a source shadowed there
  * (another pinned source ranks first, or the source was not pinned while another was) books nothing.
  */
 import type { BatchOutcome } from '../batch';
+import { addDecimals } from '../decimal';
 import type { CostProcessorOptions } from '../cost-processor';
 import { parseCharge, processCostBatch } from '../cost-processor';
 import { TransientError } from '../errors';
@@ -47,6 +52,16 @@ export interface LateCorrectionStorePort {
     period: string,
     accounts: readonly string[],
   ): Promise<Map<string, ClosedPins>>;
+  /**
+   * What the closed statement of (tenant, account, period) counts of `source`'s stream charges, per
+   * currency (core/ledger-total.ts `countedStreamOf`); absent: stream charges are never superseded.
+   */
+  readCountedStream?(
+    tenant: string,
+    accountId: string,
+    period: string,
+    source: string,
+  ): Promise<Record<string, string>>;
   /** Stores the pass's record on the execution and marks the pointer corrected up to its sequence. */
   recordLateCorrections(
     ref: ExecutionRef,
@@ -182,6 +197,8 @@ export const correctClosedPeriods = async (
   ref: ExecutionRef,
   sequence: number,
   previousExecutionId: string | undefined,
+  /** The provider whose stream charges the switched snapshots supersede (absent: none). */
+  supersedes?: string,
 ): Promise<LateCorrectionRecord | undefined> => {
   if (sequence < 1) return undefined;
   const { store } = deps;
@@ -222,15 +239,24 @@ export const correctClosedPeriods = async (
   for (const { accountId, currency } of carried) {
     carriedCurrencies.set(accountId, [...(carriedCurrencies.get(accountId) ?? []), currency]);
   }
-  const inputs: AccountCorrectionInput[] = [...pins].map(([accountId, pinned]) => ({
-    accountId,
-    pinned: pinned === null ? {} : partOf(pinnedTotals.get(pinned) ?? {}, accountId),
-    next: partOf(next, accountId),
-    otherCurrencies: [
-      ...Object.keys(partOf(previous, accountId)),
-      ...(carriedCurrencies.get(accountId) ?? []),
-    ],
-  }));
+  const counted = async (accountId: string, pinned: string | null) => {
+    const part = pinned === null ? {} : partOf(pinnedTotals.get(pinned) ?? {}, accountId);
+    if (supersedes === undefined || !store.readCountedStream) return part;
+    const stream = await store.readCountedStream(ref.tenant, accountId, ref.period, supersedes);
+    return withStream(part, stream);
+  };
+  const inputs: AccountCorrectionInput[] = [];
+  for (const [accountId, pinned] of pins) {
+    inputs.push({
+      accountId,
+      pinned: await counted(accountId, pinned),
+      next: partOf(next, accountId),
+      otherCurrencies: [
+        ...Object.keys(partOf(previous, accountId)),
+        ...(carriedCurrencies.get(accountId) ?? []),
+      ],
+    });
+  }
   const results = await deps.book(
     lateCorrections(inputs).map((correction) => ({
       correction,
@@ -267,6 +293,7 @@ export const correctClosedPeriods = async (
 export const settlePendingCorrections = async (
   deps: LateCorrectionDeps,
   ref: ExecutionRef,
+  supersedes?: string,
 ): Promise<void> => {
   const pointer = await deps.store.readCurrent(ref.tenant, ref.source, ref.period);
   if (!pointer || pointer.executionId === ref.executionId) return;
@@ -276,5 +303,23 @@ export const settlePendingCorrections = async (
     { ...ref, executionId: pointer.executionId },
     pointer.sequence,
     pointer.previousExecutionId,
+    supersedes,
   );
+};
+
+/** A pinned part with the stream charges the closed period also counted, per currency. */
+const withStream = (
+  part: Record<string, { total: string }>,
+  stream: Record<string, string>,
+): Record<string, { total: string }> => {
+  const sum: Record<string, { total: string }> = { ...part };
+  for (const [currency, total] of Object.entries(stream)) {
+    sum[currency] = {
+      total: addDecimals(
+        Object.prototype.hasOwnProperty.call(part, currency) ? part[currency].total : '0',
+        total,
+      ),
+    };
+  }
+  return sum;
 };

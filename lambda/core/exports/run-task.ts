@@ -46,8 +46,16 @@ export type SwitchOutcome =
 export interface ExportStorePort {
   readCursor(ref: ExecutionRef, task: ExportTask): Promise<TaskCursor>;
   commitChunk(ref: ExecutionRef, result: ChunkResult): Promise<CommitOutcome>;
-  /** `precedence`: the source's declared position (config `precedence`), recorded on the pointer. */
-  switchIfNewer(ref: ExecutionRef, precedence?: number): Promise<SwitchOutcome>;
+  /**
+   * `precedence`: the source's declared position (config `precedence`), recorded on the pointer.
+   * `supersedes`: the provider whose stream charges its snapshots make provisional (core/ledger-total.ts),
+   * recorded on each SNAPSHOT item; absent when the provider is additive.
+   */
+  switchIfNewer(
+    ref: ExecutionRef,
+    precedence?: number,
+    supersedes?: string,
+  ): Promise<SwitchOutcome>;
   /** The execution can never be complete (a file is unreadable): it never becomes current. */
   markFailed(ref: ExecutionRef, failure: string): Promise<void>;
 }
@@ -65,6 +73,8 @@ export interface TaskRun {
   corrections?: LateCorrectionDeps;
   /** The source's declared precedence among the tenant's exports; undefined when undeclared. */
   precedence?: number;
+  /** The provider whose stream charges the snapshots supersede (absent: additive). */
+  supersedes?: string;
 }
 
 export interface TaskReport {
@@ -108,8 +118,8 @@ export const runExportTask = async (run: TaskRun): Promise<TaskReport> => {
     }
   }
   if (complete || cursor.done) {
-    if (run.corrections) await settlePendingCorrections(run.corrections, run.ref);
-    const switched = await run.store.switchIfNewer(run.ref, run.precedence);
+    if (run.corrections) await settlePendingCorrections(run.corrections, run.ref, run.supersedes);
+    const switched = await run.store.switchIfNewer(run.ref, run.precedence, run.supersedes);
     if (switched.outcome !== 'incomplete') report.switched = switched;
     // Also on a redelivered task after the switch: the pass is idempotent and applies what was refused.
     if (switched.outcome === 'current' && run.corrections) {
@@ -118,6 +128,7 @@ export const runExportTask = async (run: TaskRun): Promise<TaskReport> => {
         run.ref,
         switched.sequence ?? 0,
         switched.diff.previousExecutionId,
+        run.supersedes,
       );
       if (corrections) report.corrections = corrections;
     }

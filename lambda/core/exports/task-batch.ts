@@ -14,6 +14,7 @@
  * marked `failed` with the error and the task dead-lettered with it, so that an execution never stays
  * incomplete with its task in the DLQ.
  */
+import { supersededSource } from '../ledger-total';
 import type { BatchOutcome } from '../batch';
 import { fail, PermanentError, RecordError, TransientError, ValidationError } from '../errors';
 import { parseRecords, runParsedBatch } from '../parsed-batch';
@@ -64,6 +65,8 @@ export interface TaskBatchOptions {
   /** Kept free after the last commit for the switch, notifications and the response. */
   reserveMs?: number;
   defaultProvider: string;
+  /** Providers whose stream charges stay additive when their export counts (config `additiveSources`). */
+  additiveSources?: readonly string[];
   /** Books corrections of closed periods after each switch (absent: no correction pass). */
   corrections?: LateCorrectionDeps;
   /** Ranks each switched source among the other exports of its period (absent: no check). */
@@ -83,7 +86,8 @@ export const budgetedStore = (
   let previous = budget.remainingMs();
   return {
     readCursor: (ref, task) => store.readCursor(ref, task),
-    switchIfNewer: (ref, precedence) => store.switchIfNewer(ref, precedence),
+    switchIfNewer: (ref, precedence, supersedes) =>
+      store.switchIfNewer(ref, precedence, supersedes),
     markFailed: (ref, failure) => store.markFailed(ref, failure),
     commitChunk: async (ref, result) => {
       const commit = await store.commitChunk(ref, result);
@@ -218,6 +222,8 @@ export const processTaskBatch = (
       process: async (message, record) => {
         const { messageId } = record;
         const source = checkBinding(message, options);
+        const provider = source.source ?? options.defaultProvider;
+        const supersedes = supersededSource(provider, options.additiveSources ?? []);
         const run = () =>
           runExportTask({
             ref: message.ref,
@@ -227,11 +233,12 @@ export const processTaskBatch = (
             context: {
               tenant: message.ref.tenant,
               billingPeriod: message.ref.period,
-              source: source.source ?? options.defaultProvider,
+              source: provider,
             },
             subChunkRows: options.subChunkRows,
             corrections: options.corrections,
             precedence: declaredPrecedence(source, message.ref.source),
+            ...(supersedes === undefined ? {} : { supersedes }),
           });
         const report = await runUntilLastReceive(
           run,

@@ -46,6 +46,7 @@ const everySetting: Required<ConsumerEnvironment> = {
   exportCsvSubchunkRows: 1000,
   exportParquetRowsPerTask: 5000,
   exportChunkMaxReceiveCount: 20,
+  additiveSources: 'internal,gcp',
   totalShards: 4,
   lateChargePolicy: 'reject',
   autoCloseAfterDays: 5,
@@ -92,6 +93,7 @@ describe('consumer environment contract', () => {
     });
     expect(chunkWorkerSettings(env)).toEqual({
       threshold: '0.50',
+      additiveSources: ['internal', 'gcp'],
       subChunkRows: 1000,
       notificationsTopicArn: everySetting.notificationsTopicArn,
       maxReceiveCount: 20,

@@ -58,10 +58,16 @@ class FakeStore implements ExportStorePort {
   }
 
   readonly precedences: (number | undefined)[] = [];
+  readonly superseded: (string | undefined)[] = [];
 
-  switchIfNewer(_ref: ExecutionRef, precedence?: number): Promise<SwitchOutcome> {
+  switchIfNewer(
+    _ref: ExecutionRef,
+    precedence?: number,
+    supersedes?: string,
+  ): Promise<SwitchOutcome> {
     this.switches += 1;
     this.precedences.push(precedence);
+    this.superseded.push(supersedes);
     return Promise.resolve(this.diff);
   }
 
@@ -167,6 +173,22 @@ describe('processTaskBatch', () => {
       1,
       undefined,
     ]);
+  });
+
+  it("switches superseding the source's provider's stream charges, unless config lists it additive", async () => {
+    const byDefault = setup(5);
+    await processTaskBatch([message()], byDefault.options);
+    const gcp = setup(5);
+    gcp.options.sources = [{ tenant: 'acme', bucket: 'exports', prefix: 'acme', source: 'gcp' }];
+    await processTaskBatch([message()], gcp.options);
+    const additive = setup(5);
+    additive.options.additiveSources = ['aws'];
+    await processTaskBatch([message()], additive.options);
+    expect([
+      ...byDefault.store.superseded,
+      ...gcp.store.superseded,
+      ...additive.store.superseded,
+    ]).toEqual(['aws', 'gcp', undefined]);
   });
 
   it('a switch of a source another export of the period outranks names that export in its result and notification', async () => {

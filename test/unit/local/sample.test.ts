@@ -6,6 +6,7 @@ const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(va
 describe('generateSample', () => {
   it('reproduces the documented seed-42 sample exactly (messages, order and truth)', () => {
     // A change here changes what `npm start` publishes and judges: make it on purpose, and say so.
+    // (Truth changed on purpose: stream charges of aws superseded by an aws export are provisional.)
     const sample = generateSample({ seed: 42 });
     expect(sample.messages).toHaveLength(2069);
     expect(sample.truth.deadLetters).toEqual({ 'cost-events': 16, 'budget-alerts': 7 });
@@ -13,7 +14,7 @@ describe('generateSample', () => {
     expect(digest(sample.messages)).toBe(
       'f41fb12670d83e091fa37b9abad418a01ad549f0824240ab0335b45ab59a9932',
     );
-    expect(digest(sample)).toBe('e802211a714fb217634ea4d3485b71f7e68fc03aadfd5a65d879f708b9ad468a');
+    expect(digest(sample)).toBe('db168e69659337b11e42d3958185ca87479c90dac6a725e4f3f68e8c9fc0b3ef');
   });
 
   it('adds billing exports without moving a stream message: a re-export, a repeated manifest, three formats, bad rows', () => {
