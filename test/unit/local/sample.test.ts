@@ -13,7 +13,7 @@ describe('generateSample', () => {
     expect(digest(sample.messages)).toBe(
       'f41fb12670d83e091fa37b9abad418a01ad549f0824240ab0335b45ab59a9932',
     );
-    expect(digest(sample)).toBe('e802211a714fb217634ea4d3485b71f7e68fc03aadfd5a65d879f708b9ad468a');
+    expect(digest(sample)).toBe('0b610af2690c8ab18d36825b10dd49c3e09df67e8464cb89faef5749b800a2e5');
   });
 
   it('adds billing exports without moving a stream message: a re-export, a repeated manifest, three formats, bad rows', () => {
