@@ -155,6 +155,14 @@ describe('verdict: reconciliation against the truth', () => {
     const wrong = rows.map((row, i) => (i === drift ? { ...row, status: 'ok' as const } : row));
     expect(reconciliationAgainstTruth(expected, wrong).ok).toBe(false);
     expect(reconciliationAgainstTruth(expected, rows.slice(1)).ok).toBe(false);
+    // Even a truth that expects no drift fails: the sample must show each case.
+    const okOnly = expected.filter((row) => row.status === 'ok');
+    expect(
+      reconciliationAgainstTruth(
+        okOnly,
+        rows.filter((row) => row.status === 'ok'),
+      ).ok,
+    ).toBe(false);
     expect(reconciliationAgainstTruth(expected, undefined)).toMatchObject({
       ok: false,
       detail: expect.stringContaining('no reconcile step ran') as string,
