@@ -7,6 +7,9 @@
  * action, `{"close": {"tenant", "accountId", "period", "reason"?}}` or
  * `{"reopen": {"tenant", "accountId", "period", "reason"}}`: everything before it is processed first,
  * then the period is closed or reopened the way `billing-dedup period close|reopen` does it.
+ * `{"providerTotal": {"tenant", "accountId", "period", "currency", "amount"}}` tells the local stand-in
+ * for the provider's totals one figure, and `{"reconcile": {"period": "YYYY-MM"}}` reconciles that
+ * period against the stand-in once everything before it is processed (local/reconciliation/stand-in.ts).
  * A bad line is reported with its line number and skipped; the run still happens, and its verdict fails
  * (a partly published input must never look like a clean run). A file without any message is a usage
  * error: an empty export must not pass as a clean run that "published 0".
@@ -25,6 +28,11 @@ import { normalizeTenant } from '../lambda/core/formats/scope';
 import { slugProblem } from '../contract/slugs';
 import type { ExportDelivery } from './exports/delivery';
 import type { PeriodKey } from '../lambda/core/ports';
+import {
+  parseProviderTotal,
+  parseReconcile,
+  type ProviderTotalLine,
+} from './reconciliation/stand-in';
 
 export interface InputProblem {
   line: number;
@@ -44,7 +52,9 @@ export type RunStep =
   | { kind: 'messages'; messages: SampleMessage[] }
   | { kind: 'export'; delivery: ExportDelivery }
   | { kind: 'settle'; line?: number }
-  | { kind: 'period'; period: PeriodAction };
+  | { kind: 'period'; period: PeriodAction }
+  | { kind: 'providerTotal'; total: ProviderTotalLine; line?: number }
+  | { kind: 'reconcile'; period: string; line?: number };
 
 export interface InputFile {
   /** Every message line, in file order. */
@@ -177,6 +187,16 @@ const parseStep = (text: string, line: number, directory: string): RunStep => {
         throw new Error(`a ${action} line holds only "${action}" (no topic or message)`);
       return { kind: 'period', period: { ...parsePeriodAction(action, value[action]), line } };
     }
+  if (isObject(value) && 'providerTotal' in value) {
+    if (Object.keys(value).length > 1)
+      throw new Error('a providerTotal line holds only "providerTotal" (no topic or message)');
+    return { kind: 'providerTotal', total: parseProviderTotal(value.providerTotal), line };
+  }
+  if (isObject(value) && 'reconcile' in value) {
+    if (Object.keys(value).length > 1)
+      throw new Error('a reconcile line holds only "reconcile" (no topic or message)');
+    return { kind: 'reconcile', period: parseReconcile(value.reconcile), line };
+  }
   if (isObject(value) && 'settle' in value) {
     if (value.settle !== true || Object.keys(value).length > 1)
       throw new Error('a settle line is exactly {"settle": true}');

@@ -32,6 +32,8 @@ import {
   type UnpublishedMessage,
 } from '../report/run-report';
 import type { Sample } from '../scenarios/sample';
+import type { ReconciliationRow } from '../reconciliation/stand-in';
+import { reconciliationAgainstTruth } from '../report/reconciliation-check';
 import type { LocalSns } from '../emulators/sns-in-process';
 import type { LocalPlan } from '../runtime/template';
 import { peekDeadLetters, queueDepth } from './queue-probe';
@@ -52,6 +54,8 @@ export interface RunFacts {
   input?: { file: string; contents: InputFile };
   /** Export lines that could not be delivered (input files). */
   exportProblems?: InputProblem[];
+  /** Rows of the run's reconcile steps (absent when none ran). */
+  reconciliation?: ReconciliationRow[];
 }
 
 /** What the run left behind, read from the emulators. */
@@ -138,6 +142,9 @@ export const reportOf = (
             end.exportDiffThreshold,
             end.exportNotifications,
           ),
+          ...(facts.sample.truth.reconciliation
+            ? [reconciliationAgainstTruth(facts.sample.truth.reconciliation, facts.reconciliation)]
+            : []),
         ],
       )
     : verdictWithoutTruth(end.deadLetters, settled, skippedInput, exportsFinished(end.exports));
@@ -179,6 +186,7 @@ export const reportOf = (
     exports: end.exports,
     exportNotifications: end.exportNotifications,
     redriven: facts.redriven,
+    ...(facts.reconciliation ? { reconciliation: facts.reconciliation } : {}),
     verdict,
     run,
   };

@@ -46,6 +46,12 @@ import type { RecordEvent } from '../runtime/poller';
 import { silentProgress, type ProgressSink } from '../report/progress';
 import type { DeadLetter, LocalReport } from '../report/run-report';
 import { synthesize } from '../runtime/synth';
+import {
+  ProviderStandIn,
+  reconcileLocally,
+  reconciliationCheck,
+  type ReconciliationRow,
+} from '../reconciliation/stand-in';
 
 export { AbortedError } from './abort';
 export type { LocalEnvironment } from './environment';
@@ -217,6 +223,8 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
     const periods = ledgerTable
       ? new DynamoPeriods({ client: started.adminDynamo, ledgerTable })
       : undefined;
+    const standIn = new ProviderStandIn();
+    let reconciliation: ReconciliationRow[] | undefined;
     const runner = new StepRunner({
       publisher: {
         targets: new Map(
@@ -275,6 +283,19 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
           `${action === 'close' ? 'closed' : 'reopened'} ${key.tenant} ${key.accountId} ${key.period}${action === 'close' ? `: ${status.totalsAtClose.map((t) => `${t.currency} ${t.total} (${t.charges} charges)`).join(', ') || 'nothing booked'}` : ''}`,
         );
       },
+      providerTotal: (total) => standIn.add(total),
+      reconcile: async (period: string) => {
+        if (!ledgerTable) throw new Error('the synthesized stack has no ledger table');
+        const rows = await reconcileLocally(
+          started.adminDynamo,
+          ledgerTable,
+          standIn,
+          period,
+          Date.now(),
+        );
+        reconciliation = [...(reconciliation ?? []), ...rows];
+        progress.phase(`reconciled ${period}: ${reconciliationCheck(rows).detail}`);
+      },
       onPeriodProblem: (problem, error) => {
         if (!input) throw error;
         exportProblems.push(problem);
@@ -331,6 +352,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
         deduplicatedByBroker: localSns.deduplicated,
         sample,
         exportProblems,
+        ...(reconciliation ? { reconciliation } : {}),
         ...(input ? { input: { file: options.input as string, contents: input } } : {}),
       },
       end,
@@ -361,6 +383,7 @@ const sampleRunSteps = (sample: Sample, cleanups: Cleanups): RunStep[] => {
     sample.messages,
     writeSampleExports(directory, sample.exports ?? []),
     sample.closing,
+    sample.reconciliation,
   );
 };
 

@@ -3,12 +3,15 @@
  * is delivered to the local bucket once every earlier message was published and its manifest has been
  * planned (so a later execution of the same period is never read in its place), and a settle step waits
  * until nothing is left in any queue or in flight. A period step settles too, then closes or reopens the
- * period: every line before it is in the ledger, every line after it meets the new state.
+ * period: every line before it is in the ledger, every line after it meets the new state. A provider
+ * total is handed to the local stand-in; a reconcile step settles, then reconciles its period.
  */
 import type { InputProblem, PeriodAction, RunStep } from '../input-file';
+import type { ProviderTotalLine } from '../reconciliation/stand-in';
 import type { UnpublishedMessage } from '../report/run-report';
 import type { ExportDelivery } from '../exports/delivery';
 import type { SampleClosing, SampleMessage } from '../scenarios/sample';
+import type { SampleReconciliation } from '../scenarios/reconciliation';
 import { Publisher, type PublisherOptions } from './publish';
 
 export interface StepRunnerOptions {
@@ -18,6 +21,10 @@ export interface StepRunnerOptions {
   settle: () => Promise<void>;
   /** Closes or reopens a billing period (after `settle`). */
   periodAction: (action: PeriodAction) => Promise<void>;
+  /** Tells the provider stand-in one total. */
+  providerTotal: (total: ProviderTotalLine) => void;
+  /** Reconciles one period against the stand-in (after `settle`). */
+  reconcile: (period: string) => Promise<void>;
   /** An export that could not be delivered: recorded (input files) or thrown (the sample). */
   onExportProblem: (problem: InputProblem, error: unknown) => void;
   /** A period action that failed (closing a closed period…): recorded (input files) or thrown (the sample). */
@@ -74,6 +81,20 @@ export class StepRunner {
             error,
           );
         }
+      } else if (step.kind === 'providerTotal') this.options.providerTotal(step.total);
+      else if (step.kind === 'reconcile') {
+        await this.options.settle();
+        try {
+          await this.options.reconcile(step.period);
+        } catch (error) {
+          this.options.onPeriodProblem(
+            {
+              line: step.line ?? 0,
+              error: `reconcile ${step.period} failed: ${(error as Error).message ?? String(error)}`,
+            },
+            error,
+          );
+        }
       } else await this.options.settle();
     }
     return { published: this.published, unpublished: this.unpublished };
@@ -101,11 +122,21 @@ const closingSteps = (closing: SampleClosing | undefined): RunStep[] =>
       ]
     : [];
 
-/** The sample's steps: its exports delivered while its messages are published, then its closing. */
+/** The provider's totals told to the stand-in, then their period reconciled (after everything settled). */
+const reconciliationSteps = (reconciliation: SampleReconciliation | undefined): RunStep[] =>
+  reconciliation
+    ? [
+        ...reconciliation.totals.map((total): RunStep => ({ kind: 'providerTotal', total })),
+        { kind: 'reconcile', period: reconciliation.period },
+      ]
+    : [];
+
+/** The sample's steps: its exports delivered while its messages are published, then its closing, then its reconciliation. */
 export const sampleSteps = (
   messages: readonly SampleMessage[],
   deliveries: readonly ExportDelivery[],
   closing?: SampleClosing,
+  reconciliation?: SampleReconciliation,
 ): RunStep[] => {
   const half = Math.ceil(messages.length / 2);
   const [first, ...rest] = deliveries.map((delivery): RunStep => ({ kind: 'export', delivery }));
@@ -117,5 +148,6 @@ export const sampleSteps = (
     { kind: 'messages', messages: messages.slice(half) },
     ...(last ? [last] : []),
     ...closingSteps(closing),
+    ...reconciliationSteps(reconciliation),
   ];
 };

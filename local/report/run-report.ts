@@ -14,6 +14,7 @@ import type { StreamStats } from '../runtime/poller';
 import type { CapturedPublish } from '../emulators/sns-in-process';
 import type { ExportDiffReport, ExportReport } from './export-executions';
 import type { ExpectedExport, ExpectedExportChange } from '../scenarios/sample';
+import type { ReconciliationRow } from '../reconciliation/stand-in';
 
 export interface CostStreamReport {
   applied: number;
@@ -126,6 +127,8 @@ export interface LocalReport {
   /** Change notifications of re-exports (on the notifications topic, kind `export-diff`). */
   exportNotifications: ExportNotificationReport[];
   redriven: Record<string, number>;
+  /** Every row of the run's reconcile steps (absent when none ran). */
+  reconciliation?: ReconciliationRow[];
   verdict: Verdict;
   run: RunInfo;
 }

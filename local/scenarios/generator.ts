@@ -10,7 +10,8 @@
  * notifications with rising cost, GCP periodic updates, AWS Budgets texts and cost anomalies; and the
  * hidden-state cases; billing exports (FOCUS files delivered to the export bucket: a re-export, a
  * manifest delivered twice, CSV, CSV.gz and Parquet parts, NULL cells and bad rows); and, at the end,
- * a billing period closed and the late charges, restatement and duplicate that arrive after it. Each input family is a scenario in `local/scenarios/`; this module only decides
+ * a billing period closed and the late charges, restatement and duplicate that arrive after it; and
+ * last, the provider's totals for a month and its reconciliation. Each input family is a scenario in `local/scenarios/`; this module only decides
  * their order, which is part of what a seed reproduces.
  */
 import { eventIdConflicts } from './conflicts';
@@ -24,6 +25,7 @@ import { curExports } from './cur-exports';
 import { monthlyAlerts } from './monthly-alerts';
 import { monthlyCharges } from './monthly-charges';
 import { lateCharges } from './late-charges';
+import { providerReconciliation } from './reconciliation';
 import type { SampleLatePolicy } from './truth';
 import type { Sample } from './sample';
 
@@ -63,5 +65,13 @@ export const generateSample = (options: SampleOptions): Sample => {
   const deliveries = [focus.deliveries[0], ...cur.deliveries, ...focus.deliveries.slice(1)];
   const expected = [...focus.expected, ...cur.expected];
   const closing = lateCharges(options.seed, draft.truth, options.lateChargePolicy);
-  return { ...draft.build({ exports: deliveries, expected, changes }), closing };
+  const built = draft.build({ exports: deliveries, expected, changes });
+  // Last: the provider's totals are built from the final ledger truth (the closing's effects included).
+  const reconciliation = providerReconciliation(built.truth);
+  return {
+    ...built,
+    closing,
+    reconciliation: reconciliation.reconciliation,
+    truth: { ...built.truth, reconciliation: reconciliation.expected },
+  };
 };

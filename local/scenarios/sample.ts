@@ -1,6 +1,7 @@
 /** What the sample generator produces: the messages to publish and the ground truth to judge them by. */
 import type { LedgerTotal } from '../../lambda/adapters/ledger-reader';
 import { STREAM_NAMES, type StreamName } from '../../contract/streams';
+import type { ExpectedReconciliation, SampleReconciliation } from './reconciliation';
 
 export type Topic = StreamName;
 export const TOPICS: readonly Topic[] = STREAM_NAMES;
@@ -95,6 +96,8 @@ export interface GroundTruth {
   /** Messages each DLQ must hold at the end: poison messages and the losing copy of each conflict. */
   deadLetters: Record<Topic, number>;
   conflicts: ConflictPair[];
+  /** The report's `reconciliation` rows at the end (none: the sample reconciles nothing). */
+  reconciliation?: ExpectedReconciliation[];
 }
 
 /** A billing period the sample closes, and the reason it records. */
@@ -120,6 +123,8 @@ export interface Sample {
   /** Export executions, delivered in this order while the messages are published. */
   exports?: SampleExportDelivery[];
   closing?: SampleClosing;
+  /** Provider totals told to the local stand-in after the closing, then a period reconciled. */
+  reconciliation?: SampleReconciliation;
   truth: GroundTruth;
 }
 
