@@ -125,7 +125,12 @@ const startKeepRunning = async () => {
   );
   const deadline = Date.now() + 200_000;
   while (!/local environment running/.test(stderr)) {
-    if (Date.now() > deadline) throw new Error(`no ready line: ${stderr}`);
+    if (Date.now() > deadline) {
+      // Stop the run (it stops its emulators on SIGINT) so a slow start leaves nothing running.
+      child.kill('SIGINT');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+      throw new Error(`no ready line: ${stderr}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { child, exited, stderr };
