@@ -134,7 +134,10 @@ export class ColumnPages {
   /** The cell of row `row`, which `prepare` has decoded. */
   at(row: number): unknown {
     for (const page of this.pages) {
-      if (row < page.rowEnd) return page.cells[row - page.rowStart];
+      if (row < page.rowEnd) {
+        if (row < page.rowStart) break;
+        return page.cells[row - page.rowStart];
+      }
     }
     throw new RangeError(`row ${row} of ${this.name} is not decoded`);
   }
