@@ -72,7 +72,8 @@ describe('Parquet columns decoded page by page', () => {
     const whole = await readCounting(ROWS);
     const resumed = await readCounting(50, 1_501);
     expect(resumed.rows).toEqual(expected(1_501));
-    expect(resumed.pagesInflated).toBeLessThan(whole.pagesInflated / 2);
+    // Rows 1501-1999 are a quarter of the group: about a quarter of its pages, and the dictionary.
+    expect(resumed.pagesInflated).toBeLessThan(whole.pagesInflated / 3);
   });
 
   describe('ColumnPages', () => {
