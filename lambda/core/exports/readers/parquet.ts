@@ -41,6 +41,7 @@ import {
   type ExportColumnFormat,
 } from '../column-format';
 import { columnsToRead } from '../columns-read';
+import { ColumnPages } from './parquet-pages';
 import type { ExportRow } from '../rows';
 
 export type { AsyncBuffer } from 'hyparquet';
@@ -462,7 +463,13 @@ const readColumns = async (
   });
 };
 
-type RowCells = (columns: ColumnCells[], row: number) => Record<string, unknown>;
+/** A column whose cells can be read by row. */
+interface CellColumn {
+  readonly name: string;
+  at(row: number): unknown;
+}
+
+type RowCells = (columns: CellColumn[], row: number) => Record<string, unknown>;
 
 const assignedCells: RowCells = (columns, row) => {
   const cells: Record<string, unknown> = {};
@@ -547,14 +554,59 @@ const nestedColumns = (metadata: FileMetaData): Set<string> => {
   return nested;
 };
 
+/** Runs a decoding step: bytes that do not decode are the file's fault (`malformed-body`). */
+const decoding = <T>(rows: string, decode: () => T): T => {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof ValidationError) throw error;
+    return fail(
+      'malformed-body',
+      'rowGroups',
+      `${rows} do not decode: ${(error as Error).message}`,
+    );
+  }
+};
+
+/** The flat read columns of one row group, each over its column chunk's compressed bytes. */
+const flatColumns = async (
+  bytes: AsyncBuffer,
+  metadata: FileMetaData,
+  scales: Map<string, number>,
+  group: RowGroupInfo,
+  names: readonly string[],
+  compressors: Compressors,
+): Promise<ColumnPages[]> => {
+  const chunks = new Map(
+    chunksOf(metadata, group.index, new Set(names)).map((meta) => [meta.path_in_schema[0], meta]),
+  );
+  return Promise.all(
+    names.map(async (name) => {
+      const meta = chunks.get(name);
+      if (!meta) return fail('malformed-body', name, `row group ${group.index} has no such column`);
+      const start = chunkStart(meta);
+      const scale = scales.get(name);
+      return new ColumnPages({
+        name,
+        metadata,
+        meta,
+        bytes: new Uint8Array(await bytes.slice(start, start + Number(meta.total_compressed_size))),
+        groupStart: group.rowStart,
+        groupRows: group.rowCount,
+        text: scale === undefined ? cellText : decimalCellText(scale),
+        compressors,
+      });
+    }),
+  );
+};
+
 /**
- * Rows decoded at a time when a reader does not say: the whole row group. hyparquet decodes a page
- * whole and a second `parquetRead` decodes it again, so slices smaller than the pages cost CPU and
- * memory instead of saving them (bench/results/export-formats.md: 8,192-row slices of 124,000-row
- * groups written with 1 MiB pages ran at 23,220 rows per CPU second and 356 MiB, the whole group at
- * 57,123 and 218 MiB). Smaller slices pay only for files of small pages.
+ * Rows of flat columns decoded ahead when a reader does not say. Each page is decoded once, when the
+ * rows reach it, and let go once they have passed it, so a row group costs the decoded pages of about
+ * this many rows per read column (plus each column's dictionary and its read columns' compressed
+ * bytes), whatever its size (docs/exports.md#memory).
  */
-export const DEFAULT_SLICE_ROWS = Number.MAX_SAFE_INTEGER;
+export const DEFAULT_SLICE_ROWS = 8_192;
 
 export interface ParquetReadOptions {
   /**
@@ -562,16 +614,17 @@ export interface ParquetReadOptions {
    * file's recognised format maps (`COLUMNS_READ`), or every column when the file has no format.
    */
   columns?: readonly string[];
-  /** Rows of flat columns decoded at a time (the memory a row group costs, whatever its size). */
+  /** Rows of flat columns decoded ahead of the rows handed on (default `DEFAULT_SLICE_ROWS`). */
   sliceRows?: number;
 }
 
 /**
  * Rows of row groups [fromGroup, toGroup), starting at row `fromRow` of the file when given (a cursor
  * inside the range). Only the columns the format's mapping reads are fetched and decoded, so a MAP
- * column nobody maps is never touched. A row group is read once (its read columns' compressed bytes)
- * and decoded `sliceRows` rows at a time: each row's cells are made from the slice when it is yielded,
- * and the slice is let go before the next one is decoded, so memory does not grow with the row group.
+ * column nobody maps is never touched. A row group is read once (its read columns' compressed bytes);
+ * each flat column is decoded page by page (`ColumnPages`), each page once: before a slice of
+ * `sliceRows` rows is handed on, every column has decoded the pages that cover it, and the pages the
+ * rows have passed are let go, so decoded memory does not grow with the row group.
  * A nested column that is read (a MAP a mapping names) is decoded for the whole group at once — hyparquet
  * assembles nested data per column chunk.
  */
@@ -624,12 +677,11 @@ export async function* readParquetRows(
     const groupStart = Math.max(group.rowStart, range.fromRow ?? 0);
     if (groupStart >= groupEnd) continue;
     const bytes = await groupBytes(file, parquet.metadata, group.index, read);
-    // Each read decodes a page at most once, so its pages never expand past the group's declared bytes.
-    const compressors = (): Compressors =>
-      cappedCompressors(
-        declaredBytes(parquet.metadata, { fromGroup: group.index, toGroup: group.index + 1 }, read),
-        limits,
-      );
+    // Every page is decoded at most once, so the group's pages never expand past its declared bytes.
+    const compressors = cappedCompressors(
+      declaredBytes(parquet.metadata, { fromGroup: group.index, toGroup: group.index + 1 }, read),
+      limits,
+    );
     const whole =
       nestedRead.length > 0
         ? await readColumns(
@@ -637,29 +689,19 @@ export async function* readParquetRows(
             metadata,
             scales,
             { columns: nestedRead, rowStart: groupStart, rowEnd: groupEnd },
-            compressors(),
+            compressors,
           )
         : [];
+    const flat = await flatColumns(bytes, metadata, scales, group, flatRead, compressors);
+    const rows = `rows ${groupStart}-${groupEnd - 1}`;
     for (
       let sliceStart = groupStart, sliceEnd = groupStart;
       sliceStart < groupEnd;
       sliceStart = sliceEnd
     ) {
       sliceEnd = Math.min(groupEnd, sliceStart + sliceRows);
-      const sliced =
-        flatRead.length > 0
-          ? await readColumns(
-              bytes,
-              metadata,
-              scales,
-              { columns: flatRead, rowStart: sliceStart, rowEnd: sliceEnd },
-              compressors(),
-            )
-          : [];
-      // Pages longer than the slice were decoded whole: hand on every row they all cover, rather than
-      // decode them again for the next slice.
-      sliceEnd = Math.min(groupEnd, ...sliced.map((column) => column.coveredEnd(sliceStart)));
-      const columns = [...sliced, ...whole];
+      for (const column of flat) decoding(rows, () => column.prepare(sliceStart, sliceEnd));
+      const columns = [...flat, ...whole];
       for (let row = sliceStart; row < sliceEnd; row += 1) {
         yield parquet.format
           ? { rowIndex: row, cells: rowCells(columns, row), format: parquet.format }

@@ -1,0 +1,247 @@
+/**
+ * One flat column chunk of a Parquet row group, decoded page by page as its rows are asked for, each
+ * page once: the pages a reader has moved past are let go, so a column costs its dictionary and the
+ * pages in flight, never the whole row group decoded.
+ *
+ * Pages are decoded with hyparquet's page-level functions (its `./src/*.js` exports); cells become
+ * the text a CSV would hold with `text` — once per dictionary entry for a dictionary-encoded page,
+ * once per run of equal values otherwise — and a null cell is `undefined`.
+ */
+import type {
+  ColumnMetaData,
+  Compressors,
+  DecodedArray,
+  FileMetaData,
+  PageHeader,
+  ParquetParsers,
+} from 'hyparquet';
+import { fail } from '../../errors';
+
+type ColumnDecoder = import('hyparquet/src/types').ColumnDecoder;
+
+type Hyparquet = typeof import('hyparquet/types/column') &
+  typeof import('hyparquet/types/datapage') &
+  typeof import('hyparquet/types/plain') &
+  typeof import('hyparquet/types/convert') &
+  typeof import('hyparquet/types/schema');
+
+/* eslint-disable @typescript-eslint/no-require-imports -- hyparquet's page-level functions are subpath exports ('./src/*.js'), which this project's module resolution (node10) cannot type through an import */
+const hyparquet: Hyparquet = {
+  ...(require('hyparquet/src/column.js') as typeof import('hyparquet/types/column')),
+  ...(require('hyparquet/src/datapage.js') as typeof import('hyparquet/types/datapage')),
+  ...(require('hyparquet/src/plain.js') as typeof import('hyparquet/types/plain')),
+  ...(require('hyparquet/src/convert.js') as typeof import('hyparquet/types/convert')),
+  ...(require('hyparquet/src/schema.js') as typeof import('hyparquet/types/schema')),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+export type CellText = (value: unknown) => unknown;
+
+/** Decoded rows [rowStart, rowEnd) of a column, as cell text. */
+interface DecodedPage {
+  rowStart: number;
+  rowEnd: number;
+  cells: unknown[];
+}
+
+/** `text` applied to every value, once per run of equal values (a page repeats them). */
+const textOf = (values: DecodedArray, text: CellText): unknown[] => {
+  const cells = new Array<unknown>(values.length);
+  let last: unknown = undefined;
+  let lastText: unknown = undefined;
+  for (let index = 0; index < values.length; index += 1) {
+    const value: unknown = values[index];
+    if (index === 0 || value !== last) {
+      last = value;
+      lastText = text(value);
+    }
+    cells[index] = lastText;
+  }
+  return cells;
+};
+
+export interface ColumnChunkInput {
+  /** The top-level column's name (for errors). */
+  name: string;
+  metadata: FileMetaData;
+  meta: ColumnMetaData;
+  /** The column chunk's compressed bytes, from its first page (dictionary or data) on. */
+  bytes: Uint8Array;
+  /** Index of the row group's first row in the file. */
+  groupStart: number;
+  groupRows: number;
+  text: CellText;
+  compressors: Compressors;
+}
+
+const PARSERS: ParquetParsers = hyparquet.DEFAULT_PARSERS;
+
+export class ColumnPages {
+  readonly name: string;
+  private readonly decoder: ColumnDecoder;
+  private readonly reader: { view: DataView; offset: number };
+  private readonly groupEnd: number;
+  private readonly maxDefinitionLevel: number;
+  private readonly text: CellText;
+  /** Cell text of one value as a PLAIN page holds it (converted first when its type says so). */
+  private readonly plainText: CellText;
+  private dictionary: unknown[] | undefined;
+  /** The first row of the file not yet decoded (the next page starts there). */
+  private decodedEnd: number;
+  /** Decoded pages not yet let go, in row order. */
+  private readonly pages: DecodedPage[] = [];
+
+  constructor(input: ColumnChunkInput) {
+    this.name = input.name;
+    const schemaPath = hyparquet.getSchemaPath(input.metadata.schema, input.meta.path_in_schema);
+    this.decoder = {
+      pathInSchema: input.meta.path_in_schema,
+      type: input.meta.type,
+      element: schemaPath[schemaPath.length - 1].element,
+      schemaPath,
+      codec: input.meta.codec,
+      parsers: PARSERS,
+      compressors: input.compressors,
+      utf8: false,
+    };
+    this.maxDefinitionLevel = hyparquet.getMaxDefinitionLevel(schemaPath);
+    this.reader = {
+      view: new DataView(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength),
+      offset: 0,
+    };
+    this.decodedEnd = input.groupStart;
+    this.groupEnd = input.groupStart + input.groupRows;
+    this.text = input.text;
+    const { element } = this.decoder;
+    const converted =
+      element.converted_type !== undefined ||
+      element.logical_type !== undefined ||
+      element.type === 'INT96';
+    this.plainText = converted
+      ? (value) => this.text(hyparquet.convert([value], this.decoder)[0])
+      : this.text;
+  }
+
+  /**
+   * Decodes pages until rows [from, to) are all decoded, skipping (without decompressing) data pages
+   * that end before `from`, and lets go of the pages that end at or before `from`.
+   */
+  prepare(from: number, to: number): void {
+    while (this.pages.length > 0 && this.pages[0].rowEnd <= from) this.pages.shift();
+    while (this.decodedEnd < to) this.readPage(from, to);
+  }
+
+  /** The cell of row `row`, which `prepare` has decoded. */
+  at(row: number): unknown {
+    for (const page of this.pages) {
+      if (row < page.rowEnd) {
+        if (row < page.rowStart) break;
+        return page.cells[row - page.rowStart];
+      }
+    }
+    throw new RangeError(`row ${row} of ${this.name} is not decoded`);
+  }
+
+  private readPage(from: number, to: number): void {
+    if (this.reader.offset >= this.reader.view.byteLength) {
+      fail(
+        'malformed-body',
+        this.name,
+        `the column has fewer values than rows ${from}-${Math.min(to, this.groupEnd) - 1}`,
+      );
+    }
+    const header = hyparquet.parquetHeader(this.reader);
+    const start = this.reader.offset;
+    this.reader.offset += header.compressed_page_size;
+    if (this.reader.offset > this.reader.view.byteLength) {
+      fail('malformed-body', this.name, 'a page runs past the end of its column chunk');
+    }
+    const compressed = new Uint8Array(
+      this.reader.view.buffer,
+      this.reader.view.byteOffset + start,
+      header.compressed_page_size,
+    );
+    if (header.type === 'DICTIONARY_PAGE') {
+      this.readDictionary(header, compressed);
+      return;
+    }
+    const rows = header.data_page_header?.num_values ?? header.data_page_header_v2?.num_rows;
+    if (rows === undefined) {
+      return fail('malformed-body', this.name, `unexpected ${header.type} page in a column chunk`);
+    }
+    const rowStart = this.decodedEnd;
+    this.decodedEnd += rows;
+    if (this.decodedEnd <= from) return;
+    this.pages.push({
+      rowStart,
+      rowEnd: this.decodedEnd,
+      cells: this.decodeData(header, compressed),
+    });
+  }
+
+  private readDictionary(header: PageHeader, compressed: Uint8Array): void {
+    const entries = header.dictionary_page_header?.num_values ?? 0;
+    const page = hyparquet.decompressPage(
+      compressed,
+      header.uncompressed_page_size,
+      this.decoder.codec,
+      this.decoder.compressors,
+    );
+    const values = hyparquet.readPlain(
+      { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 },
+      this.decoder.type,
+      entries,
+      this.decoder.element.type_length,
+    );
+    this.dictionary = textOf(hyparquet.convert(values, this.decoder), this.text);
+  }
+
+  private decodeData(header: PageHeader, compressed: Uint8Array): unknown[] {
+    let page;
+    let encoding;
+    if (header.data_page_header) {
+      encoding = header.data_page_header.encoding;
+      page = hyparquet.readDataPage(
+        hyparquet.decompressPage(
+          compressed,
+          header.uncompressed_page_size,
+          this.decoder.codec,
+          this.decoder.compressors,
+        ),
+        header.data_page_header,
+        this.decoder,
+      );
+    } else {
+      encoding = header.data_page_header_v2!.encoding;
+      page = hyparquet.readDataPageV2(compressed, header, this.decoder);
+    }
+    const { dataPage } = page;
+    const definitionLevels = page.definitionLevels ?? [];
+    let values: unknown[];
+    if (encoding.endsWith('_DICTIONARY')) {
+      const dictionary = this.dictionary;
+      if (!dictionary) return fail('malformed-body', this.name, 'a dictionary page is missing');
+      values = new Array<unknown>(dataPage.length);
+      for (let index = 0; index < dataPage.length; index += 1) {
+        const entry = dataPage[index] as number;
+        if (!(entry < dictionary.length)) {
+          fail('malformed-body', this.name, 'a value points past the end of its dictionary');
+        }
+        values[index] = dictionary[entry];
+      }
+    } else {
+      values = textOf(dataPage, this.plainText);
+    }
+    if (definitionLevels.length === 0) return values;
+    const cells = new Array<unknown>(definitionLevels.length);
+    const present = this.maxDefinitionLevel;
+    let next = 0;
+    for (let index = 0; index < definitionLevels.length; index += 1) {
+      cells[index] = definitionLevels[index] === present ? values[next++] : undefined;
+    }
+    if (next !== values.length) {
+      fail('malformed-body', this.name, 'a page holds more values than its definition levels say');
+    }
+    return cells;
+  }
+}
