@@ -269,6 +269,11 @@ export interface ManifestSpec {
   columns: readonly (string | ManifestColumn)[];
   /** File names (no `/`), placed under `data/BILLING_PERIOD=…/<executionId>/`. */
   dataFileNames: readonly string[];
+  /**
+   * Put the manifest in `metadata/BILLING_PERIOD=…/<executionId>/`, so that each execution has its own,
+   * never overwritten manifest (default: the period folder, overwritten by the next execution).
+   */
+  manifestInExecutionFolder?: boolean;
 }
 
 export interface BuiltManifest {
@@ -320,7 +325,10 @@ export const manifestFor = (spec: ManifestSpec): BuiltManifest => {
     }
     return `${root}/data/${partition}/${spec.executionId}/${name}`;
   });
-  const manifestKey = `${root}/metadata/${partition}/${spec.exportName}-Manifest.json`;
+  const manifestFolder = spec.manifestInExecutionFolder
+    ? `${partition}/${spec.executionId}`
+    : partition;
+  const manifestKey = `${root}/metadata/${manifestFolder}/${spec.exportName}-Manifest.json`;
   const document = {
     executionId: spec.executionId,
     exportArn:
