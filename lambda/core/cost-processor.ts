@@ -426,11 +426,14 @@ const commitGroups = async (
         )
         .catch(() => ({ result: 'error' }) as const);
       // The rate counts first attempts only: a group sent again after shedding its losers would count twice.
-      // Leased charges were counted by their leases already: their groups have a rate of their own.
+      // Leased charges were counted by their leases already: a leased one that lost anyway adds a
+      // loss, and leased groups keep a rate of their own, which sizes them.
       const rate = leased ? leasedLossRate : lossRate;
       if (attemptNumber === 1 && answer.result === 'committed') rate.observe(group.length, 0);
-      if (attemptNumber === 1 && answer.result === 'lost-race')
+      if (attemptNumber === 1 && answer.result === 'lost-race') {
         rate.observe(group.length, answer.losers.length);
+        if (leased) lossRate.observe(0, answer.losers.length);
+      }
       if (answer.result === 'committed') committed = true;
       else if (answer.result === 'lost-race' && answer.losers.length > 0) {
         const losers = new Set(answer.losers);

@@ -78,7 +78,10 @@ export interface CommitPlan {
  * shard); where charges share nothing a lone transaction loses little and the lease would be an extra
  * write for every charge. The cheaper of the two in expected billed items wins (ties: no lease).
  * `lossRate` is the share of charges another invocation was committing at the same moment (lost
- * races, refused leases); `leasedLossRate` the share of leased charges that still lost their race.
+ * races, refused leases, leased charges that lost anyway). The choice assumes that the other
+ * invocations, measuring the same traffic, lease too: a lease only prevents a race with another
+ * lease. `leasedLossRate`, the share of leased charges that still lost their race (to an invocation
+ * that took no lease), sizes the leased groups.
  */
 export const chooseCommitPlan = (
   partitions: readonly string[],
@@ -88,7 +91,7 @@ export const chooseCommitPlan = (
 ): CommitPlan => {
   const groupSize = chooseGroupSize(partitions, lossRate, maxSize);
   const direct = expectedItemsPerCharge(partitions, groupSize, lossRate);
-  const leased = expectedItemsPerLeasedCharge(partitions, maxSize, lossRate, leasedLossRate);
+  const leased = expectedItemsPerLeasedCharge(partitions, maxSize, lossRate);
   return leased < direct - 0.01
     ? { lease: true, groupSize: chooseGroupSize(partitions, leasedLossRate, maxSize) }
     : { lease: false, groupSize };

@@ -604,4 +604,39 @@ describe('charge leases before a grouped commit', () => {
     // The refused lease counts as a lost race: 3 of 10, then 1 of 3.
     expect(lossRate.value).toBe(4 / 13);
   });
+
+  it('a leased charge that loses its race anyway is a loss for both rates', async () => {
+    const ledger = new ScriptedLedger();
+    const batch = records();
+    const winner = parseCharge(ledgerLayout(), batch[0]);
+    ledger.groupAnswers = [
+      {
+        result: 'lost-race',
+        losers: [0],
+        current: new Map([
+          [
+            0,
+            {
+              version: 0,
+              contentHash: winner.contentHash,
+              amount: '1',
+              currency: 'USD',
+              attributed: true,
+            },
+          ],
+        ]),
+      },
+    ];
+    const lossRate = racing();
+    const leasedLossRate = new LossRate();
+    const outcome = await processCostBatch(batch, {
+      ...options(ledger, deadLetters()),
+      leases: new ScriptedLeases(),
+      lossRate,
+      leasedLossRate,
+    });
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['duplicate', 'applied', 'applied']);
+    expect(lossRate.value).toBe(4 / 13);
+    expect(leasedLossRate.value).toBe(1 / 3);
+  });
 });
