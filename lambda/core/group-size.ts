@@ -67,6 +67,14 @@ export const expectedItemsPerLeasedCharge = (
   return LEASE_ITEMS + (1 - lossRate) * expectedItemsPerCharge(partitions, size, leasedLossRate);
 };
 
+/**
+ * At least two charges per partition on average. Only then are leases considered: where charges
+ * share nothing, a lease can only turn a 4-unit loss into a 1-unit one at 1 unit on every charge, and
+ * measured on the default workload it billed more than it saved (docs/benchmarks.md).
+ */
+const sharesShards = (partitions: readonly string[]): boolean =>
+  partitions.length >= 2 * new Set(partitions).size;
+
 export interface CommitPlan {
   /** Lease every charge before it is sent (only when that bills fewer expected items). */
   lease: boolean;
@@ -92,7 +100,7 @@ export const chooseCommitPlan = (
   const groupSize = chooseGroupSize(partitions, lossRate, maxSize);
   const direct = expectedItemsPerCharge(partitions, groupSize, lossRate);
   const leased = expectedItemsPerLeasedCharge(partitions, maxSize, lossRate);
-  return leased < direct - 0.01
+  return sharesShards(partitions) && leased < direct - 0.01
     ? { lease: true, groupSize: chooseGroupSize(partitions, leasedLossRate, maxSize) }
     : { lease: false, groupSize };
 };

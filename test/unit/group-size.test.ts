@@ -54,8 +54,10 @@ describe('leases before a grouped commit, chosen from what they save', () => {
     expect(chooseCommitPlan(oneAccount(7), 0.13, 50, 0.13)).toEqual({ lease: true, groupSize: 4 });
   });
 
-  it('charges sharing nothing lose little alone: one per transaction, no lease', () => {
+  it('charges sharing nothing lose little alone: one per transaction, never leased', () => {
     expect(chooseCommitPlan(accounts(8), 0.1, 50)).toEqual({ lease: false, groupSize: 1 });
+    expect(chooseCommitPlan(accounts(8), 0.3, 50)).toEqual({ lease: false, groupSize: 1 });
+    expect(chooseCommitPlan(['a', 'a', 'b', 'c'], 0.3, 50).lease).toBe(false);
   });
 });
 
