@@ -59,6 +59,58 @@ export class Meter {
   }
 }
 
+/** One request as `bench/race-trace.ts` sees it: who sent it, when, and which charges it wrote or lost. */
+export interface TraceEntry {
+  /** The execution environment (its fault state, or the meter when there is none). */
+  environment: object;
+  operation: string;
+  sentAt: number;
+  doneAt: number;
+  ok: boolean;
+  /** `pk|sk` of every charge a transaction puts. */
+  charges: string[];
+  /** `pk|sk` of every charge whose condition failed (a lost race). */
+  losers: string[];
+}
+
+/** Off unless a script turns it on: every request of every metered client, in order of completion. */
+export const requestTrace: { enabled: boolean; entries: TraceEntry[] } = {
+  enabled: false,
+  entries: [],
+};
+
+const chargeKeysOf = (input: unknown): string[] =>
+  (
+    (input as { TransactItems?: { Put?: { Item?: Record<string, AttributeValue> } }[] })
+      .TransactItems ?? []
+  ).map((item) => {
+    const key = item.Put?.Item;
+    return key?.sk?.S?.startsWith('CHARGE#') ? `${key.pk?.S}|${key.sk.S}` : '';
+  });
+
+const traced = (
+  environment: object,
+  operation: string,
+  input: unknown,
+  sentAt: number,
+  error?: unknown,
+): void => {
+  if (!requestTrace.enabled) return;
+  const keys = chargeKeysOf(input);
+  const codes = (
+    (error as { CancellationReasons?: { Code?: string }[] } | undefined)?.CancellationReasons ?? []
+  ).map((reason) => reason.Code);
+  requestTrace.entries.push({
+    environment,
+    operation,
+    sentAt,
+    doneAt: Date.now(),
+    ok: error === undefined,
+    charges: keys.filter(Boolean),
+    losers: keys.filter((key, index) => key && codes[index] === 'ConditionalCheckFailed'),
+  });
+};
+
 /** A crash of the invocation's process: injected, never a real error. */
 export class InjectedCrash extends Error {
   constructor() {
@@ -292,13 +344,16 @@ export const meteringMiddleware =
       ? { ...args.input, ReturnConsumedCapacity: 'TOTAL' }
       : args.input;
     let result;
+    const sentAt = Date.now();
     try {
       result = await next({ ...args, input: input });
     } catch (error) {
+      traced(fault ?? meter, operation, input, sentAt, error);
       billFailure(meter, operation, input, error);
       if (fault?.dead) throw new InjectedCrash();
       throw error;
     }
+    traced(fault ?? meter, operation, input, sentAt);
     billSuccess(meter, operation, input, result.output as CapacityOutput);
     if (WRITES.has(operation)) {
       recordCommittedWrite(meter, ledgerTable(), operation, input);

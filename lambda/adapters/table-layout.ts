@@ -229,13 +229,18 @@ export const partitionItemKindOf = (sk: string): PartitionItemKind | undefined =
 // stream name, so two streams never share a key. Within a stream the kinds cannot meet either: an
 // alert claim ends in 24 base64 characters, a marker in `dead-letter#` and a message id. The cost
 // stream writes no claims (its charge item is the claim); items `<stream>#<64 hex digits>` that
-// versions before it wrote are never read and expire by TTL.
+// versions before it wrote are never read and expire by TTL. Its charge leases (advisory, seconds
+// long, never part of exactly-once) are `<stream>#lease#<64 hex digits>`.
 
 /**
  * Alert claims are Powertools Idempotency records: it writes `<prefix>#<base64 MD5 of the JSON
  * payload>` (the payload is the alert key) and owns their attributes; the prefix is ours.
  */
 export const alertClaimPrefix = (stream: string): string => stream;
+
+/** Lease on a charge about to be committed (`ChargeLeasePort`); `digest` hashes the charge key. */
+export const chargeLeaseKey = (stream: string, digest: string): string =>
+  `${stream}#lease#${digest}`;
 
 /** Marker of one SQS message already forwarded to the DLQ. */
 export const deadLetterMarkerKey = (stream: string, messageId: string): string =>

@@ -4,7 +4,7 @@ import { identityField, incomingOf, parseCharge, type ParsedCharge } from './cha
 import { KeyedSerializer, mapWithConcurrency } from './concurrency';
 import type { DeliveryMode } from '../../contract/environment';
 import { ConflictError, fail, PermanentError, TransientError } from './errors';
-import { chooseGroupSize, LossRate } from './group-size';
+import { chooseCommitPlan, LossRate } from './group-size';
 import { billingPeriodOf, fifoGroupId } from './keys';
 import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';
 import type { Outcome, RecordResult } from './outcomes';
@@ -13,6 +13,7 @@ import { Bookings } from './periods';
 import {
   refKey,
   type ChargeCommit,
+  type ChargeLeasePort,
   type CommitResult,
   type ChargeRef,
   type DeadLetterPort,
@@ -54,11 +55,24 @@ export interface CostProcessorOptions {
    * sizes the grouped transactions (`core/group-size.ts`). Default: a fresh one (full groups).
    */
   lossRate?: LossRate;
+  /**
+   * Advisory leases on charges about to be committed in a group, taken when the cost model says they
+   * bill less than the lost races they prevent (`core/group-size.ts`). Without: no leases.
+   */
+  leases?: ChargeLeasePort;
+  /** Share of leased charges that still lost their race (kept like `lossRate`; default: a fresh one). */
+  leasedLossRate?: LossRate;
+  /** The clock leases are dated by (default `Date.now`). */
+  now?: () => number;
 }
 
 /** Longest single back-off, and the time kept in hand to answer the batch before the invocation ends. */
 export const MAX_PAUSE_MS = 1_000;
 export const DEADLINE_MARGIN_MS = 2_000;
+/** Longest charge lease: a copy whose lease outlives a crashed holder waits at most this long. */
+export const MAX_LEASE_MS = 30_000;
+/** Reads of a charge whose lease another invocation holds, before its record is left for redelivery. */
+const CONTESTED_READS = 3;
 
 /**
  * The default back-off (`core/backoff.ts`): up to 20 ms · 2^attempt, at most MAX_PAUSE_MS, jittered,
@@ -159,17 +173,28 @@ export const processCostBatch = async (
     return charge;
   });
   const charges = parsedValues(parsed);
+  const holders = new Map(
+    parsed.flatMap((item) => (item.parsed.ok ? [[item.parsed.value, item.messageId]] : [])),
+  );
   const state = await preRead(options.ledger, charges);
-  const grouped = await commitGroups(
-    options.ledger,
-    charges,
-    state,
+  const now = options.now ?? Date.now;
+  const grouped = await commitGroups(options.ledger, charges, state, {
     pause,
     bookings,
-    options.lossRate ?? new LossRate(),
-    options.concurrency,
-  );
-  const { known, unconfirmed } = state;
+    lossRate: options.lossRate ?? new LossRate(),
+    leasedLossRate: options.leasedLossRate ?? new LossRate(),
+    concurrency: options.concurrency,
+    ...(options.leases
+      ? {
+          lease: {
+            port: options.leases,
+            holderOf: (charge: ParsedCharge) => holders.get(charge) ?? '',
+            untilMs: now() + Math.min(options.deadline?.() ?? MAX_LEASE_MS, MAX_LEASE_MS),
+          },
+        }
+      : {}),
+  });
+  const { known, unconfirmed, contested } = state;
 
   const storedCharge = async (ref: ChargeRef): Promise<StoredCharge | null> => {
     const key = refKey(ref);
@@ -210,6 +235,17 @@ export const processCostBatch = async (
       }
       const commit = commitOf(charge, decision);
       if (!commit) return result(decision.outcome);
+      if (contested.has(key)) {
+        // Another invocation leased this charge: it is committing a copy. Read again, never race it.
+        if (attemptNumber >= CONTESTED_READS || !mayRetry(options, attemptNumber))
+          throw new TransientError(
+            'another invocation is committing a copy of this charge; retried once it is in the ledger',
+          );
+        await pause(attemptNumber);
+        forget(key);
+        attemptNumber++;
+        continue;
+      }
       const own = periodKeyOf(charge);
       const target = await bookings.target(own);
       if (target.kind === 'rejected') throw periodClosed(own);
@@ -261,6 +297,8 @@ interface LedgerState {
   known: Map<string, StoredCharge | null>;
   /** Keys known only from the eventually consistent pre-read. */
   unconfirmed: Set<string>;
+  /** Charges whose lease another invocation holds: read until that copy is in, never committed here. */
+  contested: Set<string>;
 }
 
 /** Charges the batch touches, read at once; a failed pre-read leaves them unknown (read one by one later). */
@@ -274,7 +312,7 @@ const preRead = async (ledger: LedgerPort, charges: ParsedCharge[]): Promise<Led
       known = new Map();
     }
   }
-  return { known, unconfirmed: new Set(known.keys()) };
+  return { known, unconfirmed: new Set(known.keys()), contested: new Set() };
 };
 
 /** Attempts of one grouped transaction (each after contention, or after dropping the records that lost). */
@@ -294,18 +332,28 @@ const partitionOf = (charge: ParsedCharge): string => {
  * of a group that could not commit, go to the record-by-record path with their charges read again at
  * once (consistently), so that path starts from what the ledger holds.
  */
+interface GroupOptions {
+  pause: (attempt: number) => Promise<void>;
+  bookings: Bookings;
+  lossRate: LossRate;
+  leasedLossRate: LossRate;
+  concurrency: number;
+  lease?: { port: ChargeLeasePort; holderOf: (charge: ParsedCharge) => string; untilMs: number };
+}
+
+/** A charge's lease names its version: copies of one version meet, a restatement is its own race. */
+const leaseKeyOf = (commit: ChargeCommit): string =>
+  `${refKey(commit.ref)}\u0000${commit.identity.version}`;
+
 const commitGroups = async (
   ledger: LedgerPort,
   charges: ParsedCharge[],
   state: LedgerState,
-  pause: (attempt: number) => Promise<void>,
-  bookings: Bookings,
-  lossRate: LossRate,
-  concurrency: number,
+  { pause, bookings, lossRate, leasedLossRate, concurrency, lease }: GroupOptions,
 ): Promise<Map<ParsedCharge, Outcome>> => {
-  const { known, unconfirmed } = state;
+  const { known, unconfirmed, contested } = state;
   type Planned = { charge: ParsedCharge; commit: ChargeCommit; outcome: Outcome };
-  const planned: Planned[] = [];
+  let planned: Planned[] = [];
   const seen = new Set<string>();
   for (const charge of charges) {
     const key = refKey(charge.ref);
@@ -318,7 +366,7 @@ const commitGroups = async (
     if (commit) planned.push({ charge, commit, outcome: decision.outcome });
   }
   const outcomes = new Map<ParsedCharge, Outcome>();
-  if (planned.length < 2) return outcomes;
+  if (planned.length === 0) return outcomes;
   const leftOut: Planned[] = [];
   // Race losers whose charge came back with the cancellation: known as the ledger holds them.
   const settled = new Set<string>();
@@ -327,11 +375,33 @@ const commitGroups = async (
     const [pa, pb] = [partitions.get(a.charge)!, partitions.get(b.charge)!];
     return pa < pb ? -1 : pa > pb ? 1 : 0;
   });
-  const groupSize = chooseGroupSize(
+  const plan = chooseCommitPlan(
     planned.map(({ charge }) => partitions.get(charge)!),
     lossRate.value,
     ledger.layout.maxGroupSize,
+    leasedLossRate.value,
   );
+  const leased = plan.lease && lease !== undefined;
+  // A lone charge that is not leased goes the record-by-record way, as a group of one would.
+  if (planned.length < 2 && !leased) return outcomes;
+  if (leased) {
+    // A lease that cannot be written leaves its charge to the commit's own conditions, as without leases.
+    const held = await lease.port
+      .take(
+        planned.map(({ charge, commit }) => ({
+          key: leaseKeyOf(commit),
+          holder: lease.holderOf(charge),
+        })),
+        lease.untilMs,
+      )
+      .catch(() => new Set<string>());
+    lossRate.observe(planned.length, held.size);
+    const isHeld = (entry: Planned) => held.has(leaseKeyOf(entry.commit));
+    for (const entry of planned.filter(isHeld)) contested.add(refKey(entry.charge.ref));
+    leftOut.push(...planned.filter(isHeld));
+    planned = planned.filter((entry) => !isHeld(entry));
+  }
+  const groupSize = plan.groupSize;
   const chunks: Planned[][] = [];
   for (let start = 0; start < planned.length; start += groupSize)
     chunks.push(planned.slice(start, start + groupSize));
@@ -356,9 +426,14 @@ const commitGroups = async (
         )
         .catch(() => ({ result: 'error' }) as const);
       // The rate counts first attempts only: a group sent again after shedding its losers would count twice.
-      if (attemptNumber === 1 && answer.result === 'committed') lossRate.observe(group.length, 0);
-      if (attemptNumber === 1 && answer.result === 'lost-race')
-        lossRate.observe(group.length, answer.losers.length);
+      // Leased charges were counted by their leases already: a leased one that lost anyway adds a
+      // loss, and leased groups keep a rate of their own, which sizes them.
+      const rate = leased ? leasedLossRate : lossRate;
+      if (attemptNumber === 1 && answer.result === 'committed') rate.observe(group.length, 0);
+      if (attemptNumber === 1 && answer.result === 'lost-race') {
+        rate.observe(group.length, answer.losers.length);
+        if (leased) lossRate.observe(0, answer.losers.length);
+      }
       if (answer.result === 'committed') committed = true;
       else if (answer.result === 'lost-race' && answer.losers.length > 0) {
         const losers = new Set(answer.losers);

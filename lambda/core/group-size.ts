@@ -44,6 +44,67 @@ export const chooseGroupSize = (
   return best;
 };
 
+/**
+ * A lease (`ChargeLeasePort`) is one single-item conditional write: 1 write unit whether it is taken or
+ * refused, half of a transaction item's 2. A charge whose lease another invocation holds is not sent;
+ * the others go in groups that no lost race cancels.
+ */
+export const LEASE_ITEMS = 0.5;
+
+/**
+ * Expected billed items per charge when every charge is leased first: the lease, then, for the charges
+ * whose lease was taken, groups sized for `leasedLossRate` (races a lease does not prevent: with an
+ * invocation that took no lease).
+ */
+export const expectedItemsPerLeasedCharge = (
+  partitions: readonly string[],
+  maxSize: number,
+  lossRate: number,
+  leasedLossRate = 0,
+): number => {
+  if (partitions.length === 0) return 0;
+  const size = chooseGroupSize(partitions, leasedLossRate, maxSize);
+  return LEASE_ITEMS + (1 - lossRate) * expectedItemsPerCharge(partitions, size, leasedLossRate);
+};
+
+/**
+ * At least two charges per partition on average. Only then are leases considered: where charges
+ * share nothing, a lease can only turn a 4-unit loss into a 1-unit one at 1 unit on every charge, and
+ * measured on the default workload it billed more than it saved (docs/benchmarks.md).
+ */
+const sharesShards = (partitions: readonly string[]): boolean =>
+  partitions.length >= 2 * new Set(partitions).size;
+
+export interface CommitPlan {
+  /** Lease every charge before it is sent (only when that bills fewer expected items). */
+  lease: boolean;
+  groupSize: number;
+}
+
+/**
+ * Leases pay where lost races are frequent and a cancelled group is expensive (many charges sharing a
+ * shard); where charges share nothing a lone transaction loses little and the lease would be an extra
+ * write for every charge. The cheaper of the two in expected billed items wins (ties: no lease).
+ * `lossRate` is the share of charges another invocation was committing at the same moment (lost
+ * races, refused leases, leased charges that lost anyway). The choice assumes that the other
+ * invocations, measuring the same traffic, lease too: a lease only prevents a race with another
+ * lease. `leasedLossRate`, the share of leased charges that still lost their race (to an invocation
+ * that took no lease), sizes the leased groups.
+ */
+export const chooseCommitPlan = (
+  partitions: readonly string[],
+  lossRate: number,
+  maxSize: number,
+  leasedLossRate = 0,
+): CommitPlan => {
+  const groupSize = chooseGroupSize(partitions, lossRate, maxSize);
+  const direct = expectedItemsPerCharge(partitions, groupSize, lossRate);
+  const leased = expectedItemsPerLeasedCharge(partitions, maxSize, lossRate);
+  return sharesShards(partitions) && leased < direct - 0.01
+    ? { lease: true, groupSize: chooseGroupSize(partitions, leasedLossRate, maxSize) }
+    : { lease: false, groupSize };
+};
+
 /** Charges observed before the older half of the record is let go: the rate follows the recent traffic. */
 const WINDOW = 1_000;
 

@@ -107,6 +107,19 @@ export interface LedgerPort {
   commitGroup(commits: ChargeCommit[], options?: CommitOptions): Promise<GroupCommitResult>;
 }
 
+/**
+ * Short advisory leases on charges about to be committed in a grouped transaction, so that a copy
+ * another invocation is committing at the same moment costs one failed single-item write instead of
+ * a cancelled group. Never part of exactly-once: every money write stays conditional on the charge.
+ */
+export interface ChargeLeasePort {
+  /**
+   * Leases each key until `untilMs` for `holder` (the SQS message id: its own redelivery may take the
+   * lease back). Returns the keys another holder leases now.
+   */
+  take(leases: { key: string; holder: string }[], untilMs: number): Promise<Set<string>>;
+}
+
 // Billing periods: one state per tenant, account and `yyyy-mm` period (docs/ledger.md).
 
 export type PeriodState = 'open' | 'closed';

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readLateChargePolicy, readTotalShards } from '../../contract/environment';
+import { DynamoChargeLeases } from '../adapters/charge-leases';
 import { DynamoLedger } from '../adapters/dynamo-ledger';
 import { DynamoPeriods } from '../adapters/dynamo-periods';
 import { ledgerTableName, tenantBindings } from '../adapters/settings';
@@ -41,8 +42,15 @@ export const createCostLedgerHandler = (
     totalShards,
     remainingMs: remaining.ms,
   });
-  // How often this environment's grouped charges lose their race: it sizes the grouped transactions.
+  // How often this environment's grouped charges lose their race: it sizes the grouped transactions
+  // and decides whether charges are leased before they are sent.
   const lossRate = new LossRate();
+  const leasedLossRate = new LossRate();
+  const leases = new DynamoChargeLeases({
+    client: clients.dynamo,
+    dedupTable: settings.dedupTable,
+    stream: settings.stream,
+  });
   return batchHandler(
     wiring,
     (records, context) => {
@@ -50,6 +58,8 @@ export const createCostLedgerHandler = (
       return processCostBatch(records, {
         ...settings,
         lossRate,
+        leasedLossRate,
+        leases,
         ledger,
         deadLetters,
         tenants,

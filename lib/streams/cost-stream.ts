@@ -44,7 +44,7 @@ export class CostStream extends QueueConsumer {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
     ]);
-    // Claims are written inside TransactWriteItems, which IAM authorizes per item action.
+    // Charge leases and dead-letter markers; legacy claims are never read.
     allowTable(this.consumer.role, 'DedupTableAccess', props.dedupTable, [
       'dynamodb:PutItem',
       'dynamodb:GetItem',

@@ -7,6 +7,7 @@ import { fifoGroupId } from '../../lambda/core/keys';
 import {
   refKey,
   type ChargeCommit,
+  type ChargeLeasePort,
   type ChargeRef,
   type CommitOptions,
   type CommitResult,
@@ -531,5 +532,111 @@ describe('processCostBatch against contention and closed periods', () => {
     ]);
     // The batch already knows October is closed: the refused charge goes straight to November.
     expect(ledger.commits.map((entry) => entry.commit.bookedIn)).toEqual(['2026-11']);
+  });
+});
+
+/** Leases a test scripts: the keys in `heldElsewhere` are refused, every call is recorded. */
+class ScriptedLeases implements ChargeLeasePort {
+  heldElsewhere = (_key: string): boolean => false;
+  taken: string[][] = [];
+  async take(leases: { key: string; holder: string }[]): Promise<Set<string>> {
+    this.taken.push(leases.map((lease) => lease.holder));
+    return new Set(leases.map((l) => l.key).filter((key) => this.heldElsewhere(key)));
+  }
+}
+
+describe('charge leases before a grouped commit', () => {
+  const racing = () => {
+    const lossRate = new LossRate();
+    lossRate.observe(10, 3);
+    return lossRate;
+  };
+  const records = () =>
+    ['1', '2', '3'].map((amount) => sqsRecord(costEvent({ amount, skuId: `lease-${amount}` })));
+  const refOf = (record: ReturnType<typeof sqsRecord>) =>
+    refKey(parseCharge(ledgerLayout(), record).ref);
+
+  it('leases nothing while no race is lost', async () => {
+    const ledger = new ScriptedLedger();
+    const leases = new ScriptedLeases();
+    await processCostBatch(records(), { ...options(ledger, deadLetters()), leases });
+    expect(leases.taken).toEqual([]);
+    expect(ledger.calls).toEqual(['readCharges(eventual)', 'commitGroup(3)']);
+  });
+
+  it('a charge another invocation leased is not sent: read again, a duplicate once it is in', async () => {
+    const ledger = new ScriptedLedger();
+    const leases = new ScriptedLeases();
+    const batch = records();
+    const contested = refOf(batch[1]);
+    leases.heldElsewhere = (key) => key.startsWith(contested);
+    ledger.current.set(contested, {
+      version: 0,
+      contentHash: parseCharge(ledgerLayout(), batch[1]).contentHash,
+      amount: '2',
+      currency: 'USD',
+      attributed: true,
+    });
+    const outcome = await processCostBatch(batch, {
+      ...options(ledger, deadLetters()),
+      leases,
+      lossRate: racing(),
+    });
+    expect(leases.taken).toEqual([batch.map((record) => record.messageId)]);
+    expect(ledger.calls).toEqual(['readCharges(eventual)', 'commitGroup(2)', 'readCharges']);
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['applied', 'duplicate', 'applied']);
+  });
+
+  it('a leased charge still absent after a few reads is retried later, never committed here', async () => {
+    const ledger = new ScriptedLedger();
+    const leases = new ScriptedLeases();
+    const batch = records();
+    leases.heldElsewhere = (key) => key.startsWith(refOf(batch[0]));
+    const lossRate = racing();
+    const outcome = await processCostBatch(batch, {
+      ...options(ledger, deadLetters()),
+      leases,
+      lossRate,
+    });
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['failed', 'applied', 'applied']);
+    expect(outcome.batchItemFailures).toEqual([{ itemIdentifier: batch[0].messageId }]);
+    expect(ledger.calls.filter((call) => call.startsWith('commit'))).toEqual(['commitGroup(2)']);
+    // The refused lease counts as a lost race: 3 of 10, then 1 of 3.
+    expect(lossRate.value).toBe(4 / 13);
+  });
+
+  it('a leased charge that loses its race anyway is a loss for both rates', async () => {
+    const ledger = new ScriptedLedger();
+    const batch = records();
+    const winner = parseCharge(ledgerLayout(), batch[0]);
+    ledger.groupAnswers = [
+      {
+        result: 'lost-race',
+        losers: [0],
+        current: new Map([
+          [
+            0,
+            {
+              version: 0,
+              contentHash: winner.contentHash,
+              amount: '1',
+              currency: 'USD',
+              attributed: true,
+            },
+          ],
+        ]),
+      },
+    ];
+    const lossRate = racing();
+    const leasedLossRate = new LossRate();
+    const outcome = await processCostBatch(batch, {
+      ...options(ledger, deadLetters()),
+      leases: new ScriptedLeases(),
+      lossRate,
+      leasedLossRate,
+    });
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['duplicate', 'applied', 'applied']);
+    expect(lossRate.value).toBe(4 / 13);
+    expect(leasedLossRate.value).toBe(1 / 3);
   });
 });

@@ -1,4 +1,10 @@
-import { chooseGroupSize, expectedItemsPerCharge, LossRate } from '../../lambda/core/group-size';
+import {
+  chooseCommitPlan,
+  chooseGroupSize,
+  expectedItemsPerCharge,
+  expectedItemsPerLeasedCharge,
+  LossRate,
+} from '../../lambda/core/group-size';
 
 const accounts = (n: number) => Array.from({ length: n }, (_, index) => `account-${index}`);
 const oneAccount = (n: number) => Array<string>(n).fill('account-0');
@@ -25,6 +31,33 @@ describe('group size from what a cancellation costs', () => {
   it('charges of one partition share a shard: smaller groups only once races are frequent', () => {
     expect(chooseGroupSize(oneAccount(7), 0.05, 50)).toBe(50);
     expect(chooseGroupSize(oneAccount(7), 0.13, 50)).toBe(4);
+  });
+});
+
+describe('leases before a grouped commit, chosen from what they save', () => {
+  it('a lease is half an item per charge; the winners go in full groups that no race cancels', () => {
+    // 4 charges of one partition, 1 in 4 leased elsewhere: 0.5 + 0.75 × 5/4.
+    expect(expectedItemsPerLeasedCharge(oneAccount(4), 50, 0.25)).toBe(0.5 + 0.75 * (5 / 4));
+    expect(expectedItemsPerLeasedCharge([], 50, 0.25)).toBe(0);
+  });
+
+  it('no lost races, or few: no lease', () => {
+    expect(chooseCommitPlan(oneAccount(7), 0, 50)).toEqual({ lease: false, groupSize: 50 });
+    expect(chooseCommitPlan(oneAccount(7), 0.05, 50)).toEqual({ lease: false, groupSize: 50 });
+  });
+
+  it('charges sharing a shard under frequent races: leased, in one group', () => {
+    expect(chooseCommitPlan(oneAccount(7), 0.13, 50)).toEqual({ lease: true, groupSize: 50 });
+  });
+
+  it('leased charges that still lose their race (to invocations without leases) go in smaller groups', () => {
+    expect(chooseCommitPlan(oneAccount(7), 0.13, 50, 0.13)).toEqual({ lease: true, groupSize: 4 });
+  });
+
+  it('charges sharing nothing lose little alone: one per transaction, never leased', () => {
+    expect(chooseCommitPlan(accounts(8), 0.1, 50)).toEqual({ lease: false, groupSize: 1 });
+    expect(chooseCommitPlan(accounts(8), 0.3, 50)).toEqual({ lease: false, groupSize: 1 });
+    expect(chooseCommitPlan(['a', 'a', 'b', 'c'], 0.3, 50).lease).toBe(false);
   });
 });
 
