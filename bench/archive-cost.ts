@@ -55,21 +55,29 @@ const evidenceOf = (body: string): RecordResult['evidence'] => {
     return undefined;
   }
 };
-const resultOf = (record: (typeof records)[number]): RecordResult => ({
-  messageId: record.messageId,
-  outcome: 'applied',
-  hash: 'c'.repeat(64),
-  evidence: evidenceOf(record.body),
-});
+const resultOf =
+  (partitioned: boolean) =>
+  (record: (typeof records)[number]): RecordResult => ({
+    messageId: record.messageId,
+    outcome: 'applied',
+    hash: 'c'.repeat(64),
+    // Unpartitioned: every event of the batch under one tenant and period, so one object per batch.
+    evidence: partitioned ? evidenceOf(record.body) : { tenant: 'acme', period: '2026-11' },
+  });
 
 const dollars = (value: number) => `$${value.toFixed(4)}`;
 console.log(
   `${records.length} cost events of the seed-42 sample; prices: PUT $${PUT_PER_THOUSAND}/1,000, Standard $${STANDARD_GB_MONTH}/GB-month, ${RETENTION_MONTHS} months`,
 );
 console.log(
-  'batch | objects | gzip bytes/event | PUT $/M events | storage $/M events/month | storage $/M events, retention | archive (PUT + 1st month) vs ledger writes standard / FIFO',
+  'partitions | batch | objects | gzip bytes/event | PUT $/M events | storage $/M events/month | storage $/M events, retention | archive (PUT + 1st month) vs ledger writes standard / FIFO',
 );
-for (const batchSize of [10, 100, 1000]) {
+for (const [partitioned, batchSize] of [
+  [true, 10],
+  [true, 100],
+  [true, 1000],
+  [false, 10],
+] as const) {
   let bytes = 0;
   let objects = 0;
   for (let start = 0; start < records.length; start += batchSize) {
@@ -77,7 +85,7 @@ for (const batchSize of [10, 100, 1000]) {
     for (const object of archiveObjectsOf(
       'cost-events',
       batch,
-      batch.map(resultOf),
+      batch.map(resultOf(partitioned)),
       new Date('2026-12-02T12:00:00Z'),
     )) {
       objects++;
@@ -90,6 +98,6 @@ for (const batchSize of [10, 100, 1000]) {
   const archive = putPerMillion + storageMonth;
   const share = (ledger: number) => `${((archive / ledger) * 100).toFixed(1)} %`;
   console.log(
-    `${batchSize} | ${objects} | ${perEvent.toFixed(0)} | ${dollars(putPerMillion)} | ${dollars(storageMonth)} | ${dollars(storageMonth * RETENTION_MONTHS)} | ${share(LEDGER_WRITE_PER_MILLION.standard)} / ${batchSize <= 10 ? share(LEDGER_WRITE_PER_MILLION.fifo) : 'n/a (FIFO batches ≤ 10)'}`,
+    `${partitioned ? 'tenant/period/day' : 'one per batch'} | ${batchSize} | ${objects} | ${perEvent.toFixed(0)} | ${dollars(putPerMillion)} | ${dollars(storageMonth)} | ${dollars(storageMonth * RETENTION_MONTHS)} | ${share(LEDGER_WRITE_PER_MILLION.standard)} / ${batchSize <= 10 ? share(LEDGER_WRITE_PER_MILLION.fifo) : 'n/a (FIFO batches ≤ 10)'}`,
   );
 }
