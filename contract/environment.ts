@@ -21,6 +21,8 @@ export const ENV = {
   /** The tenant topics' ARN pattern (+ trusted topic); the tenants themselves are in the function config. */
   tenantBindings: 'TENANT_BINDINGS',
   exportBucketName: 'EXPORT_BUCKET_NAME',
+  /** The evidence archive's bucket; unset: the consumer archives nothing (tests and tools only). */
+  archiveBucketName: 'ARCHIVE_BUCKET_NAME',
   exportSources: 'EXPORT_SOURCES',
   chunkQueueUrl: 'CHUNK_QUEUE_URL',
   exportDiffThreshold: 'EXPORT_DIFF_THRESHOLD',

@@ -8,6 +8,8 @@ export const STATEFUL_OUTPUTS = {
   messagingKeyArn: 'MessagingKeyArn',
   /** The role `billing-dedup period close | reopen` and `charge void` run under. */
   periodCloserRoleArn: 'PeriodCloserRoleArn',
+  /** The evidence archive (every consumed message, as received, with its outcome). */
+  archiveBucketName: 'ArchiveBucketName',
 } as const;
 
 /** Stack-wide output ids of the stateless stack; each stream adds its own (`streamOutputs`). */

@@ -75,6 +75,10 @@ export function buildApp(app: App, options: BuildOptions = {}): BillingDedupApp 
     statefulStackId: stateful.stackId,
     exportBucketName: stateful.exportBucketName,
     exportKeyArn: stateful.exportKeyArn,
+    archive: {
+      bucketName: stateful.archiveBucket.bucketName,
+      keyArn: stateful.archiveKey.keyArn,
+    },
   });
   stateless.addStackDependency(stateful);
 

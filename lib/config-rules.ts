@@ -71,6 +71,11 @@ export interface ConfigRule<T> {
 
 const rule = <T>(r: ConfigRule<T>): ConfigRule<T> => r;
 
+/** Seven years (7 × 365 + 2 leap days): the archive's default retention. */
+export const DEFAULT_ARCHIVE_RETENTION_DAYS = 2557;
+/** Upper bound of the retention keys (100 years). */
+const MAX_RETENTION_DAYS = 36_500;
+
 const ACCOUNT_RE = /^\d{12}$/;
 const REGION_RE = /^[a-z]{2}(?:-[a-z]+)+-\d$/;
 const ROLE_ARN_RE = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
@@ -359,9 +364,34 @@ export const CONFIG_RULES = {
     doc: 'customer managed key of the objects in `exportBucketName` (the export functions may decrypt with it, through S3 only); only with `exportBucketName`',
   }),
   exportVersionRetentionDays: rule<number>({
-    parser: wholeNumber(1, 3650, 'days'),
+    parser: wholeNumber(1, MAX_RETENTION_DAYS, 'days'),
+    // Derived: an export file version an execution pinned is evidence as long as the archive is.
+    default: (values) => num(values, 'archiveRetentionDays'),
+    defaultDoc: '`archiveRetentionDays` (= `2557`)',
+    doc: 'the created export bucket keeps a replaced or deleted object version this long (an overwriting export replaces its files); at least `archiveRetentionDays`, so every pinned file version outlives the archive that points to it',
+  }),
+  archiveRetentionDays: rule<number>({
+    parser: wholeNumber(1, MAX_RETENTION_DAYS, 'days'),
+    default: DEFAULT_ARCHIVE_RETENTION_DAYS,
+    doc: 'the evidence archive keeps every archived batch (and every replaced version of it) this long, then expires it (7 years by default)',
+  }),
+  archiveInfrequentAccessAfterDays: rule<number>({
+    parser: wholeNumber(30, MAX_RETENTION_DAYS, 'days'),
     default: 30,
-    doc: 'the created export bucket keeps a replaced or deleted object version this long (an overwriting export replaces its files)',
+    doc: 'archived batches move to S3 Standard-IA this many days after they are written (S3 requires ≥ 30)',
+  }),
+  archiveGlacierInstantAfterDays: rule<number>({
+    parser: wholeNumber(90, MAX_RETENTION_DAYS, 'days'),
+    default: 90,
+    doc: 'archived batches move to S3 Glacier Instant Retrieval this many days after they are written; at least 30 days after `archiveInfrequentAccessAfterDays` (S3 rule)',
+  }),
+  archiveObjectLock: rule<boolean>({
+    parser: jsonValue('`true` or `false`', (value) => {
+      if (typeof value !== 'boolean') throw new Error('archiveObjectLock: must be true or false');
+      return value;
+    }),
+    default: false,
+    doc: 'S3 Object Lock in compliance mode on the archive bucket, every object locked for `archiveRetentionDays` (nobody, root included, can delete or shorten it). Decide before the first deploy: Object Lock cannot be turned off',
   }),
   exportDiffNotifyThreshold: rule<string>({
     parser: checkedString('an exact decimal ≥ 0', checkThreshold),
@@ -485,6 +515,33 @@ export interface CrossFieldRule {
 }
 
 export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
+  {
+    keys: ['archiveInfrequentAccessAfterDays', 'archiveGlacierInstantAfterDays'],
+    problem: (c) =>
+      c.archiveGlacierInstantAfterDays < c.archiveInfrequentAccessAfterDays + 30
+        ? `archiveGlacierInstantAfterDays: ${c.archiveGlacierInstantAfterDays} is less than 30 days after ` +
+          `archiveInfrequentAccessAfterDays (${c.archiveInfrequentAccessAfterDays}); S3 keeps an object in Standard-IA ` +
+          `at least 30 days before the next transition, so set it to ${c.archiveInfrequentAccessAfterDays + 30} or more`
+        : undefined,
+  },
+  {
+    keys: ['archiveRetentionDays', 'archiveGlacierInstantAfterDays'],
+    problem: (c) =>
+      c.archiveRetentionDays <= c.archiveGlacierInstantAfterDays
+        ? `archiveRetentionDays: ${c.archiveRetentionDays} days does not outlast the last transition ` +
+          `(archiveGlacierInstantAfterDays ${c.archiveGlacierInstantAfterDays}); S3 refuses an expiration before a ` +
+          'transition, so raise archiveRetentionDays or lower the transitions'
+        : undefined,
+  },
+  {
+    keys: ['exportVersionRetentionDays', 'archiveRetentionDays'],
+    problem: (c) =>
+      c.exportVersionRetentionDays < c.archiveRetentionDays
+        ? `exportVersionRetentionDays: ${c.exportVersionRetentionDays} days is shorter than archiveRetentionDays ` +
+          `(${c.archiveRetentionDays}); a replaced export file would expire while archived evidence still points to it. ` +
+          `Leave it unset (it follows archiveRetentionDays) or set it to ${c.archiveRetentionDays} or more`
+        : undefined,
+  },
   {
     keys: ['stage'],
     problem: (c) => {

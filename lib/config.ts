@@ -38,13 +38,13 @@ export const STAGES_KEY = 'stages';
 type RuleOf<K extends ConfigKey> = ConfigRule<ConfigValues[K]>;
 const ruleOf = <K extends ConfigKey>(key: K): RuleOf<K> => CONFIG_RULES[key] as RuleOf<K>;
 
-/** Constant defaults (`visibilityTimeoutSeconds` has none: it is derived from other values). */
+/** Constant defaults (`visibilityTimeoutSeconds` and `exportVersionRetentionDays` have none: they are derived from other values). */
 export const DEFAULTS = Object.fromEntries(
   CONFIG_KEYS.filter((key) => typeof ruleOf(key).default !== 'function').map((key) => [
     key,
     ruleOf(key).default,
   ]),
-) as Omit<ConfigValues, 'visibilityTimeoutSeconds'>;
+) as Omit<ConfigValues, 'visibilityTimeoutSeconds' | 'exportVersionRetentionDays'>;
 
 /**
  * Which context keys are ours: plain identifiers (`maxReceiveCount`). CDK and its tools use keys

@@ -12,6 +12,7 @@ import {
 } from '../contract/publishers';
 import { DEDUP_TABLE, LEDGER_TABLE } from '../contract/tables';
 import { BillingDedupConfig } from './config';
+import { createArchiveBucket } from './constructs/archive-bucket';
 import { createExportBucket } from './constructs/export-bucket';
 import { PeriodCloserRole } from './constructs/period-closer-role';
 import { unwrapSingle } from './constructs/secure-topic';
@@ -26,8 +27,8 @@ export interface StatefulStackProps extends StackProps {
 const SERVICE_KEY_ACTIONS = ['kms:GenerateDataKey*', 'kms:Decrypt'];
 
 /**
- * Everything that holds data or outlives a deployment: the dedup and ledger tables and the
- * customer managed keys. All retained on stack deletion; PITR on; deletion protection outside dev.
+ * Everything that holds data or outlives a deployment: the dedup and ledger tables, the export
+ * bucket, the evidence archive and the customer managed keys. All retained on stack deletion; PITR on; deletion protection outside dev.
  */
 export class StatefulStack extends Stack {
   readonly dedupTable: dynamodb.Table;
@@ -42,6 +43,10 @@ export class StatefulStack extends Stack {
   readonly exportKeyArn?: string;
   /** The created export bucket (unused, and empty, with `exportBucketName`). */
   readonly exportBucket: s3.Bucket;
+  /** The evidence archive: every consumed message as received, with its outcome. */
+  readonly archiveBucket: s3.Bucket;
+  /** Encrypts the archive; the consumers use it through S3 only. */
+  readonly archiveKey: kms.Key;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -75,6 +80,18 @@ export class StatefulStack extends Stack {
     this.exportKeyArn =
       config.exportBucketName === undefined ? created.key.keyArn : config.exportBucketKeyArn;
     this.addMessagingKeyPolicy(config);
+
+    const archive = createArchiveBucket(this, {
+      stage,
+      keyAlias: `alias/${resourceName(stage, 'data-archive')}`,
+      retention: Duration.days(config.archiveRetentionDays),
+      infrequentAccessAfter: Duration.days(config.archiveInfrequentAccessAfterDays),
+      glacierInstantAfter: Duration.days(config.archiveGlacierInstantAfterDays),
+      objectLock: config.archiveObjectLock,
+      accessLogBucket: created.accessLogBucket,
+    });
+    this.archiveBucket = archive.bucket;
+    this.archiveKey = archive.key;
 
     const tableDefaults = {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
@@ -114,6 +131,10 @@ export class StatefulStack extends Stack {
       value: this.dataKey.keyArn,
       description: 'KMS key of the tables',
     });
+    new CfnOutput(this, STATEFUL_OUTPUTS.archiveBucketName, {
+      value: this.archiveBucket.bucketName,
+      description: 'Evidence archive: every consumed message as received, with its outcome',
+    });
     new CfnOutput(this, STATEFUL_OUTPUTS.messagingKeyArn, {
       value: this.messagingKey.keyArn,
       description:
@@ -137,6 +158,8 @@ export class StatefulStack extends Stack {
       this.messagingKey.keyArn,
       this.exportBucket.bucketName,
       createdExportKeyArn,
+      this.archiveBucket.bucketName,
+      this.archiveKey.keyArn,
       this.stackId,
     ])
       this.exportValue(value);

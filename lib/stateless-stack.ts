@@ -8,6 +8,7 @@ import { tenantStackImports } from '../contract/outputs';
 import { ALERT_STREAM, COST_STREAM, type StreamName } from '../contract/streams';
 import { BillingDedupConfig } from './config';
 import { AnomalyEventsRule } from './constructs/anomaly-events-rule';
+import { makeArchiveWriter, type ArchiveTarget } from './constructs/archive-writer';
 import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { DlqOperatorRole } from './constructs/dlq-operator-role';
 import { OpsDashboard } from './constructs/ops-dashboard';
@@ -38,6 +39,8 @@ export interface StatelessStackProps extends StackProps {
   readonly exportBucketName: string;
   /** Key of the export objects, if SSE-KMS with a customer managed key. */
   readonly exportKeyArn?: string;
+  /** The evidence archive every consumer writes each batch into before acknowledging it. */
+  readonly archive: ArchiveTarget;
 }
 
 /**
@@ -125,6 +128,7 @@ export class StatelessStack extends Stack {
       consumerDefaults: defaults.consumer,
     });
     const allPipelines = [...this.pipelines, this.exports.deliveries, this.exports.chunks];
+    for (const pipeline of allPipelines) makeArchiveWriter(pipeline.consumer, props.archive, stage);
 
     for (const pipeline of allPipelines) {
       const alarms = new ConsumerAlarms(this, `${pipeline.node.id}Alarms`, {

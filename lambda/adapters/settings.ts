@@ -6,6 +6,7 @@ import {
   type EnvName,
   type EnvironmentSource,
   readDeliveryMode,
+  readOptional,
   readPositiveInteger,
   readQueueKind,
   readRequired,
@@ -53,3 +54,7 @@ export const notificationsTopicArn = (env: EnvironmentSource): string =>
 /** The cost consumer's tenant bindings: the topic pattern from TENANT_BINDINGS, the tenants from the function config. */
 export const tenantBindings = (env: EnvironmentSource): TenantBindings | undefined =>
   readTenantBindings(env, readFunctionConfig(env));
+
+/** ARCHIVE_BUCKET_NAME of every consumer; unset only where nothing is archived (tests, tools). */
+export const archiveBucketName = (env: EnvironmentSource): string | undefined =>
+  readOptional(env, ENV.archiveBucketName);

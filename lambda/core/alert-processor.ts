@@ -1,3 +1,4 @@
+import { UNSCOPED } from './archive';
 import type { BatchOutcome } from './batch';
 import { KeyedSerializer } from './concurrency';
 import type { DeliveryMode } from '../../contract/environment';
@@ -44,12 +45,14 @@ export const processAlertBatch = async (
       deadLetters: options.deadLetters,
       hashOf: ({ key }) => key,
       process: async ({ alert, key }, { messageId }) => {
-        if (alert.kind === 'budget-update') return { messageId, outcome: 'observed', hash: key };
+        const evidence = { tenant: alert.tenant, period: alert.period ?? UNSCOPED };
+        if (alert.kind === 'budget-update')
+          return { messageId, outcome: 'observed', hash: key, evidence };
         return serializer.run(key, async () => {
-          if (settled.has(key)) return { messageId, outcome: 'duplicate', hash: key };
+          if (settled.has(key)) return { messageId, outcome: 'duplicate', hash: key, evidence };
           const outcome = await options.notifier.notifyOnce(key, alert);
           settled.add(key);
-          return { messageId, outcome, hash: key };
+          return { messageId, outcome, hash: key, evidence };
         });
       },
     },

@@ -215,6 +215,7 @@ export const processCostBatch = async (
       outcome,
       hash: charge.contentHash,
       scope: { tenant: charge.event.tenant, source: charge.event.source },
+      evidence: { tenant: charge.event.tenant, period: billingPeriodOf(charge.event) },
     });
     const groupedOutcome = grouped.get(charge);
     if (groupedOutcome) return result(groupedOutcome);

@@ -17,4 +17,6 @@ export interface RecordResult {
   scope?: { tenant: string; source: string };
   /** An export switch of a source another export of its period outranks: that source (a metric). */
   shadowedBy?: string;
+  /** The tenant and period the evidence archive files the record under, once known. */
+  evidence?: { tenant: string; period: string };
 }

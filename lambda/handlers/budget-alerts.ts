@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -14,6 +15,8 @@ export interface BudgetAlertsClients {
   dynamo: DynamoDBClient;
   sqs: SQSClient;
   sns: SNSClient;
+  /** The archive's client (default: one for the environment's S3). */
+  s3?: S3Client;
 }
 
 /** Wires adapters to the core once per container; clients are injectable for local runs and tests. */

@@ -1,32 +1,47 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { consumerSettings, type ConsumerSettings } from '../adapters/settings';
+import { S3Archive } from '../adapters/s3-archive';
+import { s3ClientFor } from '../adapters/s3-client';
+import { archiveBucketName, consumerSettings, type ConsumerSettings } from '../adapters/settings';
 import { deadLettersFor } from '../adapters/sqs-dead-letters';
 import { createTelemetry, reportBatch, type Telemetry } from '../adapters/telemetry';
+import { archiveBeforeAcknowledging, type ArchivePort } from '../core/archive';
 import type { BatchObserver, BatchOutcome } from '../core/batch';
 import type { DeadLetterPort } from '../core/ports';
 
-/** What every consumer is wired with: its settings, its DLQ (forwarding each message once), telemetry. */
+/**
+ * What every consumer is wired with: its settings, its DLQ (forwarding each message once), telemetry,
+ * and the evidence archive (absent without ARCHIVE_BUCKET_NAME: tests and tools that archive nothing).
+ */
 export interface ConsumerWiring {
   settings: ConsumerSettings;
   deadLetters: DeadLetterPort;
   telemetry: Telemetry;
+  archive?: ArchivePort;
 }
 
 export const wireConsumer = (
   env: NodeJS.ProcessEnv,
-  clients: { dynamo: DynamoDBClient; sqs: SQSClient },
+  clients: { dynamo: DynamoDBClient; sqs: SQSClient; s3?: S3Client },
 ): ConsumerWiring => {
   const settings = consumerSettings(env);
+  const archiveBucket = archiveBucketName(env);
   return {
     settings,
     deadLetters: deadLettersFor(settings, clients),
     telemetry: createTelemetry(env),
+    ...(archiveBucket === undefined
+      ? {}
+      : { archive: new S3Archive(clients.s3 ?? s3ClientFor(env), archiveBucket) }),
   };
 };
 
-/** Runs one SQS event through `process`, logs and counts its outcomes, answers with the partial batch response. */
+/**
+ * Runs one SQS event through `process`, archives every record with its outcome (before anything is
+ * acknowledged), logs and counts the outcomes, answers with the partial batch response.
+ */
 export const batchHandler =
   (
     wiring: ConsumerWiring,
@@ -34,7 +49,17 @@ export const batchHandler =
     observe?: BatchObserver,
   ) =>
   async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
-    const outcome = await process(event.Records, context);
+    const receivedAt = new Date();
+    const processed = await process(event.Records, context);
+    const outcome = wiring.archive
+      ? await archiveBeforeAcknowledging(
+          wiring.archive,
+          wiring.settings.stream,
+          event.Records,
+          processed,
+          receivedAt,
+        )
+      : processed;
     reportBatch(wiring.telemetry, wiring.settings.stream, outcome);
     observe?.(outcome);
     return { batchItemFailures: outcome.batchItemFailures };

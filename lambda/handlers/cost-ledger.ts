@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readLateChargePolicy, readTotalShards } from '../../contract/environment';
@@ -16,6 +17,8 @@ import { RemainingTime } from './remaining-time';
 export interface CostLedgerClients {
   dynamo: DynamoDBClient;
   sqs: SQSClient;
+  /** The archive's client (default: one for the environment's S3). */
+  s3?: S3Client;
 }
 
 /** Wires adapters to the core once per container; clients are injectable for local runs and tests. */

@@ -10,6 +10,7 @@ import { ExportObjects } from '../adapters/export-objects';
 import { chunkWorkerSettings, exportSettings } from '../adapters/export-settings';
 import { ExportStore } from '../adapters/export-store';
 import { PeriodSources } from '../adapters/period-sources';
+import { s3ClientFor } from '../adapters/s3-client';
 import { S3Objects } from '../adapters/s3-objects';
 import { SnsDiffNotifier } from '../adapters/sns-diff-notifier';
 import { dedupScopeOf } from '../adapters/table-layout';
@@ -18,7 +19,6 @@ import { bookThroughCostPath } from '../core/exports/late-correction-pass';
 import { processTaskBatch, type TaskBatchOptions } from '../core/exports/task-batch';
 import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
 import { RemainingTime } from './remaining-time';
-import { exportS3Client } from './export-planner';
 
 export interface ExportChunkClients {
   dynamo: DynamoDBClient;
@@ -36,7 +36,7 @@ export const createExportChunkHandler = (
   clients: ExportChunkClients = {
     dynamo: new DynamoDBClient({}),
     sqs: new SQSClient({}),
-    s3: exportS3Client(env),
+    s3: s3ClientFor(env),
     sns: new SNSClient({}),
   },
   observe?: BatchObserver,

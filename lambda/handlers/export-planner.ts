@@ -1,11 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ExportObjects } from '../adapters/export-objects';
 import { ExportPlans } from '../adapters/export-plans';
 import { exportSettings, plannerSettings } from '../adapters/export-settings';
 import { ExportStore } from '../adapters/export-store';
+import { s3ClientFor } from '../adapters/s3-client';
 import { S3Objects } from '../adapters/s3-objects';
 import { SqsTaskQueue } from '../adapters/sqs-task-queue';
 import type { BatchObserver } from '../core/batch';
@@ -19,17 +20,13 @@ export interface ExportPlannerClients {
   s3: S3Client;
 }
 
-/** Path-style addressing when an S3 endpoint is configured (emulators have no virtual-host buckets). */
-export const exportS3Client = (env: NodeJS.ProcessEnv = process.env): S3Client =>
-  new S3Client({ forcePathStyle: Boolean(env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL) });
-
 /** Wires adapters to the planner core once per container; clients are injectable for local runs and tests. */
 export const createExportPlannerHandler = (
   env: NodeJS.ProcessEnv = process.env,
   clients: ExportPlannerClients = {
     dynamo: new DynamoDBClient({}),
     sqs: new SQSClient({}),
-    s3: exportS3Client(env),
+    s3: s3ClientFor(env),
   },
   observe?: BatchObserver,
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {

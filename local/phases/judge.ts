@@ -4,6 +4,7 @@
  */
 import { DEFAULT_EXPORT_DIFF_THRESHOLD, ENV } from '../../contract/environment';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { readAllTotals, type LedgerTotal } from '../../lambda/adapters/ledger-reader';
 import {
@@ -34,6 +35,7 @@ import {
 import type { Sample } from '../scenarios/sample';
 import type { ReconciliationRow } from '../reconciliation/stand-in';
 import { reconciliationAgainstTruth } from '../report/reconciliation-check';
+import { archiveCheck, readArchiveReport, type ArchiveReport } from '../report/archive-check';
 import type { LocalSns } from '../emulators/sns-in-process';
 import type { LocalPlan } from '../runtime/template';
 import { peekDeadLetters, queueDepth } from './queue-probe';
@@ -69,6 +71,9 @@ export interface RunEnd {
   exportNotifications: ExportNotificationReport[];
   /** EXPORT_DIFF_THRESHOLD of the template's chunk worker. */
   exportDiffThreshold: string;
+  archive: ArchiveReport;
+  /** How many messages the queues acknowledged (each must be archived). */
+  acknowledged: number;
 }
 
 export const settledCheck = (leftovers: RunEnd['leftovers']): Check => {
@@ -124,6 +129,7 @@ export const reportOf = (
   wirings: readonly Pick<StreamWiring, 'stream' | 'poller'>[],
 ): LocalReport => {
   const settled = settledCheck(end.leftovers);
+  const archived = archiveCheck(end.archive, end.acknowledged);
   const skippedInput = facts.input
     ? skippedInputOf(facts.input.contents, facts.unpublished, facts.exportProblems)
     : [];
@@ -145,9 +151,16 @@ export const reportOf = (
           ...(facts.sample.truth.reconciliation
             ? [reconciliationAgainstTruth(facts.sample.truth.reconciliation, facts.reconciliation)]
             : []),
+          archived,
         ],
       )
-    : verdictWithoutTruth(end.deadLetters, settled, skippedInput, exportsFinished(end.exports));
+    : verdictWithoutTruth(
+        end.deadLetters,
+        settled,
+        skippedInput,
+        exportsFinished(end.exports),
+        archived,
+      );
   const run: RunInfo = {
     mode: facts.input ? 'input' : 'sample',
     seed: facts.seed,
@@ -187,6 +200,7 @@ export const reportOf = (
     exportNotifications: end.exportNotifications,
     redriven: facts.redriven,
     ...(facts.reconciliation ? { reconciliation: facts.reconciliation } : {}),
+    archive: end.archive,
     verdict,
     run,
   };
@@ -197,6 +211,7 @@ export const readRunEnd = async (options: {
   plan: LocalPlan;
   sqs: SQSClient;
   dynamo: DynamoDBClient;
+  s3: S3Client;
   localSns: LocalSns;
 }): Promise<RunEnd> => {
   const { wirings, plan, sqs } = options;
@@ -217,6 +232,13 @@ export const readRunEnd = async (options: {
   const published = options.localSns.captured.filter((publish) =>
     notificationTopics.has(publish.topicArn),
   );
+  const archiveBucket = plan.functions
+    .map((fn) => fn.environment[ENV.archiveBucketName])
+    .find(Boolean);
+  const acknowledged = new Set(wirings.flatMap((w) => [...w.poller.acknowledged]));
+  const archive = archiveBucket
+    ? await readArchiveReport(options.s3, archiveBucket, acknowledged)
+    : { objects: 0, records: 0, missing: acknowledged.size };
   const isExportDiff = (publish: (typeof published)[number]) =>
     publish.attributes.kind === EXPORT_DIFF_KIND;
   return {
@@ -230,5 +252,7 @@ export const readRunEnd = async (options: {
     exportDiffThreshold:
       plan.functions.map((fn) => fn.environment[ENV.exportDiffThreshold]).find(Boolean) ??
       DEFAULT_EXPORT_DIFF_THRESHOLD,
+    archive,
+    acknowledged: acknowledged.size,
   };
 };

@@ -338,6 +338,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
       plan: environment.plan,
       sqs: pollerSqs,
       dynamo: started.adminDynamo,
+      s3: environment.s3.client,
       localSns,
     });
     const report = reportOf(

@@ -2,6 +2,7 @@
  * The run report (schema in docs/local-run.md#the-report), the
  * verdict against the generator's ground truth, and the human-readable summary.
  */
+import type { ArchiveReport } from './archive-check';
 import Big from 'big.js';
 import { ALERT_STREAM, COST_STREAM } from '../../contract/streams';
 import { formatDecimal } from '../../lambda/core/decimal';
@@ -129,6 +130,8 @@ export interface LocalReport {
   redriven: Record<string, number>;
   /** Every row of the run's reconcile steps (absent when none ran). */
   reconciliation?: ReconciliationRow[];
+  /** The evidence archive in the local S3: objects, records, acknowledged messages it lacks. */
+  archive: ArchiveReport;
   verdict: Verdict;
   run: RunInfo;
 }
@@ -453,6 +456,7 @@ export const verdictWithoutTruth = (
   settled: Check,
   skipped: InputProblem[],
   exportCheck?: Check,
+  archive?: Check,
 ): Verdict => {
   const unexplained = Object.entries(deadLetters).flatMap(([stream, messages]) =>
     messages
@@ -478,6 +482,7 @@ export const verdictWithoutTruth = (
           : `${skipped.length} bad line(s) skipped (first: line ${skipped[0].line}: ${skipped[0].error})`,
     },
     ...(exportCheck ? [exportCheck] : []),
+    ...(archive ? [archive] : []),
   ];
   const failed = checks.filter((check) => !check.ok);
   return {
@@ -614,6 +619,9 @@ export const summaryText = (report: LocalReport): string => {
         );
     }
   }
+  out.push(
+    `archive: ${report.archive.objects} objects, ${report.archive.records} records, ${report.archive.missing} acknowledged message(s) missing`,
+  );
   out.push('');
   for (const check of report.verdict.checks)
     out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);

@@ -54,8 +54,8 @@ export const HANDLER_FACTORIES: Record<
 > = {
   [COST_STREAM]: {
     entry: `${STREAMS.costEvents.handlerEntry}#createCostLedgerHandler`,
-    create: (env, { dynamo, sqs }) => {
-      const handler = createCostLedgerHandler(env, { dynamo, sqs }, recordOutcomes);
+    create: (env, { dynamo, sqs, s3 }) => {
+      const handler = createCostLedgerHandler(env, { dynamo, sqs, s3 }, recordOutcomes);
       return (event) => handler(event);
     },
   },

@@ -115,6 +115,8 @@ const AWAIT_LIMIT_MS = 10_000;
 
 export class QueuePoller {
   readonly stats = emptyStats();
+  /** Every message this poller deleted from its queue: what the archive must hold. */
+  readonly acknowledged = new Set<string>();
   private stopped = false;
   private readonly loops: Promise<void>[] = [];
   private readonly buffer: Held[] = [];
@@ -498,6 +500,7 @@ export class QueuePoller {
       }
       if (lostAck) this.stats.lostAcks++;
       (isFailed || lostAck ? releases : deletes).push(held);
+      if (!isFailed && !lostAck) this.acknowledged.add(id);
       onRecord?.({
         stream: this.options.stream,
         messageId: id,

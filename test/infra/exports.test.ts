@@ -95,7 +95,9 @@ describe('export bucket (stateful stack, created)', () => {
   });
 
   const exportBucket = () =>
-    onlyResource(t, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    onlyResource(t, 'AWS::S3::Bucket', {
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'export-bucket/' }),
+    });
 
   it('is SSE-KMS with its own rotating key, versioned, private, ACL-free and retained', () => {
     const { resource } = exportBucket();
@@ -132,7 +134,7 @@ describe('export bucket (stateful stack, created)', () => {
     t.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/billing-dedup-dev-exports' });
   });
 
-  it('expires replaced versions after exportVersionRetentionDays (30 by default)', () => {
+  it('keeps replaced versions (the files executions pinned) as long as the archive: 2557 days by default', () => {
     const rules = (
       exportBucket().resource.Properties?.LifecycleConfiguration as {
         Rules: Record<string, unknown>[];
@@ -141,20 +143,34 @@ describe('export bucket (stateful stack, created)', () => {
     expect(rules).toContainEqual(
       expect.objectContaining({
         Status: 'Enabled',
-        NoncurrentVersionExpiration: { NoncurrentDays: 30 },
+        NoncurrentVersionExpiration: { NoncurrentDays: 2557 },
         AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
       }),
     );
     // Current versions are never expired: the bucket is the billing record.
     for (const rule of rules) expect(rule.ExpirationInDays).toBeUndefined();
-    const seven = synth({ exportVersionRetentionDays: '7' }).statefulTemplate;
-    seven.hasResourceProperties('AWS::S3::Bucket', {
+    const followed = synth({ archiveRetentionDays: '400' }).statefulTemplate;
+    followed.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
-          Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 7 } }),
+          Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 400 } }),
         ]),
       },
     });
+    const longer = synth({ exportVersionRetentionDays: '3000' }).statefulTemplate;
+    longer.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 3000 } }),
+        ]),
+      },
+    });
+  });
+
+  it('refuses an export version retention shorter than the archive retention, naming the fix', () => {
+    expect(() => synth({ exportVersionRetentionDays: '30' })).toThrow(
+      /exportVersionRetentionDays: 30 days is shorter than archiveRetentionDays \(2557\).*Leave it unset/,
+    );
   });
 
   it('bucket policy: TLS 1.2+ only, and AWS Data Exports may deliver for this account only', () => {
@@ -500,7 +516,9 @@ describe('export pipeline (stateless stack, two sources)', () => {
       Condition: { StringEquals: { 'kms:ViaService': expect.anything() } },
     });
     expect(st.some((x) => actionsOf(x).some((a) => a.startsWith('sns:')))).toBe(false);
-    expect(st.some((x) => actionsOf(x).some((a) => /^s3:(Put|Delete)/.test(a)))).toBe(false);
+    // Its only write to S3 is archiving its batches (test/infra/archive.test.ts).
+    const writes = st.filter((x) => actionsOf(x).some((a) => /^s3:(Put|Delete)/.test(a)));
+    expect(writes.map((x) => x.Sid)).toEqual(['ArchiveEveryBatch']);
   });
 
   it('chunk worker IAM: EXPORT# items, account partitions (SNAPSHOT writes, closed-period corrections, no Query or Delete), notifications', () => {
@@ -571,7 +589,7 @@ describe('export pipeline without sources', () => {
 
   it('grants no read of the bucket', () => {
     for (const name of ['billing-dedup-dev-export-planner', 'billing-dedup-dev-export-chunk']) {
-      const st = policyOf(t, roleIdOf(t, name));
+      const st = policyOf(t, roleIdOf(t, name)).filter((x) => x.Sid !== 'ArchiveEveryBatch');
       expect(st.some((x) => actionsOf(x).some((a) => a.startsWith('s3:')))).toBe(false);
     }
     for (const stream of ['deliveries', 'chunks'] as const)
@@ -590,9 +608,10 @@ describe('an existing export bucket (exportBucketName)', () => {
   });
 
   it('uses the named bucket and leaves its policy alone; the created bucket stays, unused, so the exports never change', () => {
-    // The stateful stack's own bucket (and its access log bucket and key) exists in every configuration.
-    s.statefulTemplate.resourceCountIs('AWS::S3::Bucket', 2);
-    s.statefulTemplate.resourceCountIs('AWS::KMS::Key', 3);
+    // The stateful stack's own bucket (and its access log bucket and key) exists in every configuration,
+    // beside the archive and its key.
+    s.statefulTemplate.resourceCountIs('AWS::S3::Bucket', 3);
+    s.statefulTemplate.resourceCountIs('AWS::KMS::Key', 4);
     s.statelessTemplate.resourceCountIs('AWS::S3::BucketPolicy', 0);
     expect(JSON.stringify(s.statelessTemplate.toJSON())).not.toMatch(/RefExportBucket/);
   });

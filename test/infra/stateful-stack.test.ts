@@ -15,15 +15,15 @@ describe('stateful stack (dev, defaults)', () => {
     expect(s.stateful.terminationProtection).toBe(false);
   });
 
-  it('holds exactly two tables, the export bucket and its log bucket, three keys and their aliases, the period closer role', () => {
+  it('holds exactly two tables, the export bucket and its log bucket, the archive bucket, four keys and their aliases, the period closer role', () => {
     t.resourceCountIs('AWS::DynamoDB::Table', 2);
-    t.resourceCountIs('AWS::KMS::Key', 3);
-    t.resourceCountIs('AWS::KMS::Alias', 3);
-    t.resourceCountIs('AWS::S3::Bucket', 2);
-    t.resourceCountIs('AWS::S3::BucketPolicy', 2);
+    t.resourceCountIs('AWS::KMS::Key', 4);
+    t.resourceCountIs('AWS::KMS::Alias', 4);
+    t.resourceCountIs('AWS::S3::Bucket', 3);
+    t.resourceCountIs('AWS::S3::BucketPolicy', 3);
     t.resourceCountIs('AWS::IAM::Role', 1);
     t.resourceCountIs('AWS::IAM::Policy', 1);
-    expect(Object.keys(t.toJSON().Resources)).toHaveLength(14);
+    expect(Object.keys(t.toJSON().Resources)).toHaveLength(18);
   });
 
   it('dedup table: pk (S), TTL on expiresAt, on-demand, PITR, CMK, retained, no deletion protection in dev', () => {

@@ -27,6 +27,7 @@ const COMMON_ENV_KEYS = [
   ENV.serviceName,
   ENV.metricsNamespace,
   ENV.logLevel,
+  ENV.archiveBucketName,
   'NODE_OPTIONS',
 ];
 const COST_ENV_KEYS = [

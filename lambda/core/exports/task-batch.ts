@@ -266,6 +266,7 @@ export const processTaskBatch = (
           messageId,
           outcome: report.committed > 0 ? 'applied' : 'duplicate',
           hash,
+          evidence: { tenant: message.ref.tenant, period: message.ref.period },
           reason: `${report.committed} committed, ${report.alreadyCommitted} already committed${
             report.switched ? `, ${report.switched.outcome}` : ''
           }${notified > 0 ? `, ${notified} notified` : ''}${correctionsNote(report.corrections)}${

@@ -12,6 +12,7 @@ import { COST_STREAM } from '../../../contract/streams';
 import {
   consumerSettings,
   ledgerTableName,
+  archiveBucketName,
   notificationsTopicArn,
 } from '../../../lambda/adapters/settings';
 import {
@@ -40,6 +41,7 @@ const everySetting: Required<ConsumerEnvironment> = {
   metricsNamespace: 'BillingDedup',
   logLevel: 'DEBUG',
   exportBucketName: 'billing-exports',
+  archiveBucketName: 'billing-archive',
   exportSources: JSON.stringify([{ tenant: 'acme', prefix: 'acme/focus/', source: 'aws' }]),
   chunkQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/export-chunks',
   exportDiffThreshold: '0.50',
@@ -77,6 +79,7 @@ describe('consumer environment contract', () => {
       concurrency: 3,
     });
     expect(ledgerTableName(env)).toBe('ledger');
+    expect(archiveBucketName(env)).toBe('billing-archive');
     expect(readTotalShards(env)).toBe(4);
     expect(readLateChargePolicy(env)).toBe('reject');
     expect(notificationsTopicArn(env)).toBe(everySetting.notificationsTopicArn);

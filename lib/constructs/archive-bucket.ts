@@ -1,0 +1,133 @@
+import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { ARCHIVE_WRITER_TAG } from '../../contract/archive';
+
+export interface ArchiveBucketProps {
+  readonly stage: string;
+  /** Alias of the bucket's key. */
+  readonly keyAlias: string;
+  /** How long an archived object (and every replaced version of it) is kept. */
+  readonly retention: Duration;
+  readonly infrequentAccessAfter: Duration;
+  readonly glacierInstantAfter: Duration;
+  /** Object Lock in compliance mode, every object locked for `retention`. */
+  readonly objectLock: boolean;
+  /** Where the server access logs go (the export bucket's log bucket). */
+  readonly accessLogBucket: s3.IBucket;
+}
+
+export interface ArchiveBucketResources {
+  readonly bucket: s3.Bucket;
+  readonly key: kms.Key;
+}
+
+/** Every way an object or one of its versions can be removed or its lock weakened. */
+export const ARCHIVE_DENIED_ACTIONS = [
+  's3:DeleteObject',
+  's3:DeleteObjectVersion',
+  's3:PutObjectRetention',
+  's3:BypassGovernanceRetention',
+  's3:PutObjectLegalHold',
+];
+
+/**
+ * The evidence archive: every message every consumer received, as received, with its outcome
+ * (docs/architecture.md "Evidence archive"). SSE-KMS with its own key, versioned (a redelivered batch
+ * overwrites its object; the replaced version is kept as long as the current one), TLS only, no public
+ * access, no ACLs, access logs, retained; Standard-IA, then Glacier Instant Retrieval, then expiry.
+ * Its policy refuses every delete to everyone (only the lifecycle removes objects) and every put to any
+ * principal but the stage's archive writers (the consumer roles, tagged `ARCHIVE_WRITER_TAG`).
+ */
+export function createArchiveBucket(
+  stack: Stack,
+  props: ArchiveBucketProps,
+): ArchiveBucketResources {
+  const key = new kms.Key(stack, 'ArchiveKey', {
+    alias: props.keyAlias,
+    description: `billing-dedup ${props.stage}: encrypts the evidence archive`,
+    enableKeyRotation: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  const bucket = new s3.Bucket(stack, 'ArchiveBucket', {
+    encryption: s3.BucketEncryption.KMS,
+    encryptionKey: key,
+    bucketKeyEnabled: true,
+    versioned: true,
+    enforceSSL: true,
+    minimumTLSVersion: 1.2,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    serverAccessLogsBucket: props.accessLogBucket,
+    serverAccessLogsPrefix: 'archive-bucket/',
+    ...(props.objectLock
+      ? { objectLockDefaultRetention: s3.ObjectLockRetention.compliance(props.retention) }
+      : {}),
+    lifecycleRules: [
+      {
+        id: 'archive-tiers-and-retention',
+        transitions: [
+          {
+            storageClass: s3.StorageClass.INFREQUENT_ACCESS,
+            transitionAfter: props.infrequentAccessAfter,
+          },
+          {
+            storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL,
+            transitionAfter: props.glacierInstantAfter,
+          },
+        ],
+        expiration: props.retention,
+        noncurrentVersionExpiration: props.retention,
+        abortIncompleteMultipartUploadAfter: Duration.days(7),
+      },
+      { id: 'remove-expired-delete-markers', expiredObjectDeleteMarker: true },
+    ],
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'DenyEveryDelete',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ARCHIVE_DENIED_ACTIONS,
+      resources: [bucket.arnForObjects('*')],
+    }),
+  );
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'DenyPutButArchiveWriters',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [bucket.arnForObjects('*')],
+      conditions: {
+        StringNotEquals: { [`aws:PrincipalTag/${ARCHIVE_WRITER_TAG}`]: props.stage },
+      },
+    }),
+  );
+  return { bucket, key };
+}
+
+/** The one thing an archive writer may do: put objects, its key used only through S3 in this region. */
+export function allowArchiveWrites(
+  role: iam.IRole,
+  archive: { bucketName: string; keyArn: string },
+): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ArchiveEveryBatch',
+      actions: ['s3:PutObject'],
+      resources: [`arn:${Aws.PARTITION}:s3:::${archive.bucketName}/*`],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'UseArchiveKeyThroughS3',
+      actions: ['kms:GenerateDataKey'],
+      resources: [archive.keyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `s3.${Aws.REGION}.amazonaws.com` } },
+    }),
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * The evidence archive as the local run left it: how many objects and records the consumers wrote
+ * into the local S3, and which acknowledged messages it lacks (the verdict wants none).
+ */
+import { gunzipSync } from 'node:zlib';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { ArchivedRecord } from '../../lambda/core/archive';
+import type { Check } from './run-report';
+
+export interface ArchiveReport {
+  objects: number;
+  records: number;
+  /** Messages a queue acknowledged (deleted) that no archived record holds. */
+  missing: number;
+}
+
+const keysOf = async (s3: S3Client, bucket: string): Promise<string[]> => {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }),
+    );
+    keys.push(...(page.Contents ?? []).map((object) => String(object.Key)));
+    token = page.NextContinuationToken;
+  } while (token);
+  return keys;
+};
+
+const recordsOf = async (s3: S3Client, bucket: string, key: string): Promise<ArchivedRecord[]> => {
+  const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const text = gunzipSync(await object.Body!.transformToByteArray()).toString('utf8');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as ArchivedRecord);
+};
+
+/** Reads every archived object and compares its records with the messages the queues acknowledged. */
+export const readArchiveReport = async (
+  s3: S3Client,
+  bucket: string,
+  acknowledged: ReadonlySet<string>,
+): Promise<ArchiveReport> => {
+  const keys = await keysOf(s3, bucket);
+  const archivedIds = new Set<string>();
+  let records = 0;
+  for (const key of keys) {
+    for (const record of await recordsOf(s3, bucket, key)) {
+      records++;
+      if (record.outcome !== 'failed') archivedIds.add(record.messageId);
+    }
+  }
+  const missing = [...acknowledged].filter((id) => !archivedIds.has(id)).length;
+  return { objects: keys.length, records, missing };
+};
+
+export const archiveCheck = (archive: ArchiveReport, acknowledged: number): Check => ({
+  name: 'archive',
+  ok: archive.missing === 0 && (acknowledged === 0 || archive.records > 0),
+  detail:
+    archive.missing === 0
+      ? `every one of the ${acknowledged} acknowledged messages archived with its outcome (${archive.records} records in ${archive.objects} objects)`
+      : `${archive.missing} of ${acknowledged} acknowledged message(s) missing from the archive`,
+});
