@@ -1,5 +1,6 @@
 import type { Outcome } from '../../contract/outcomes';
 import type { RejectionCode } from './errors';
+import type { DriftSummary } from './exports/provisional-drift';
 
 /** The one outcome of a record: the list is shared with the dashboard (contract/outcomes.ts). */
 export { OUTCOMES, type Outcome } from '../../contract/outcomes';
@@ -17,4 +18,6 @@ export interface RecordResult {
   scope?: { tenant: string; source: string };
   /** An export switch of a source another export of its period outranks: that source (a metric). */
   shadowedBy?: string;
+  /** An export switch that superseded stream charges: how far the stream was from the export (metrics). */
+  provisionalDrift?: DriftSummary;
 }
