@@ -12,6 +12,8 @@ import {
   DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK,
   DEFAULT_LATE_CHARGE_POLICY,
   DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_PROVISIONAL_DRIFT_FLOOR,
+  DEFAULT_PROVISIONAL_DRIFT_PERCENT,
   DEFAULT_TOTAL_SHARDS,
   ENV,
   LATE_CHARGE_POLICIES,
@@ -113,6 +115,31 @@ function checkKmsKeyArn(arn: string): string | undefined {
   return KMS_KEY_ARN_RE.test(arn)
     ? undefined
     : 'must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key-id>)';
+}
+
+/** Config `provisionalDriftThreshold`: like the reconciliation's tolerance, a percentage and a floor. */
+export interface ProvisionalDriftThreshold {
+  readonly percent: string;
+  readonly floor: string;
+}
+
+function parseDriftThreshold(value: unknown): ProvisionalDriftThreshold {
+  const problem = (why: string) =>
+    new Error(`provisionalDriftThreshold: ${why}, e.g. {"percent": "1", "floor": "1"}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw problem('must be a JSON object {"percent", "floor"}');
+  const fields = value as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((key) => key !== 'percent' && key !== 'floor');
+  if (unknown.length > 0) throw problem(`unknown field(s) ${unknown.join(', ')}`);
+  const decimal = (name: 'percent' | 'floor'): string => {
+    const raw = fields[name];
+    const text = typeof raw === 'number' ? String(raw) : raw;
+    if (typeof text !== 'string') throw problem(`${name} is missing`);
+    const parsed = parseThresholdText(text);
+    if (!parsed.ok) throw problem(`${name} must be an exact decimal ≥ 0 (${parsed.reason})`);
+    return parsed.value;
+  };
+  return { percent: decimal('percent'), floor: decimal('floor') };
 }
 
 function checkThreshold(text: string): string | undefined {
@@ -378,6 +405,18 @@ export const CONFIG_RULES = {
       `providers whose stream charges always add to the ledger total (\`${ENV.additiveSources}\`); by default a ` +
       "provider's stream charges of an account-period are provisional once its export is counted there (recorded at " +
       'each export switch), see docs/ledger.md',
+  }),
+  provisionalDriftThreshold: rule<ProvisionalDriftThreshold>({
+    parser: jsonValue(
+      'JSON `{"percent", "floor"}`: exact decimals ≥ 0 (percent of the export, amount in the billing currency)',
+      parseDriftThreshold,
+    ),
+    default: { percent: DEFAULT_PROVISIONAL_DRIFT_PERCENT, floor: DEFAULT_PROVISIONAL_DRIFT_FLOOR },
+    defaultDoc: `\`{"percent": "${DEFAULT_PROVISIONAL_DRIFT_PERCENT}", "floor": "${DEFAULT_PROVISIONAL_DRIFT_FLOOR}"}\``,
+    doc:
+      `at each export switch that supersedes stream charges, an account-period whose stream total differs from the export by more than ` +
+      `\`percent\` of the export (and more than \`floor\`) is notified once (kind \`provisional-drift\`; \`${ENV.provisionalDriftPercent}\`, ` +
+      `\`${ENV.provisionalDriftFloor}\`); every drift is recorded and measured, see docs/exports.md`,
   }),
   exportCsvSubchunkRows: rule<number>({
     parser: wholeNumber(100, 1_000_000, 'rows'),

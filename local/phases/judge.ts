@@ -14,12 +14,15 @@ import {
 import type { FaultRates } from '../runtime/faults';
 import type { InputFile, InputProblem } from '../input-file';
 import { EXPORT_DIFF_KIND } from '../../lambda/core/exports/diff-message';
+import { PROVISIONAL_DRIFT_KIND } from '../../lambda/core/exports/provisional-drift-message';
 import {
+  driftNotificationOf,
   exportNotificationOf,
   exportNotificationsAgainstTruth,
   exportsAgainstTruth,
   exportsFinished,
   notificationOf,
+  type DriftNotificationReport,
   type ExportNotificationReport,
   streamReport,
   verdictAgainstTruth,
@@ -67,6 +70,8 @@ export interface RunEnd {
   exports: ExportReport[];
   exportDiffs: ExportDiffReport[];
   exportNotifications: ExportNotificationReport[];
+  /** Stream-versus-export drift notifications (kind `provisional-drift`), one per account-period switch. */
+  driftNotifications: DriftNotificationReport[];
   /** EXPORT_DIFF_THRESHOLD of the template's chunk worker. */
   exportDiffThreshold: string;
 }
@@ -185,6 +190,7 @@ export const reportOf = (
     notifications: end.notifications,
     exports: end.exports,
     exportNotifications: end.exportNotifications,
+    driftNotifications: end.driftNotifications,
     redriven: facts.redriven,
     ...(facts.reconciliation ? { reconciliation: facts.reconciliation } : {}),
     verdict,
@@ -219,14 +225,19 @@ export const readRunEnd = async (options: {
   );
   const isExportDiff = (publish: (typeof published)[number]) =>
     publish.attributes.kind === EXPORT_DIFF_KIND;
+  const isDrift = (publish: (typeof published)[number]) =>
+    publish.attributes.kind === PROVISIONAL_DRIFT_KIND;
   return {
     deadLetters,
     leftovers,
     ledger,
-    notifications: published.filter((publish) => !isExportDiff(publish)).map(notificationOf),
+    notifications: published
+      .filter((publish) => !isExportDiff(publish) && !isDrift(publish))
+      .map(notificationOf),
     exports: exportReport.exports,
     exportDiffs: exportReport.diffs,
     exportNotifications: published.filter(isExportDiff).map(exportNotificationOf),
+    driftNotifications: published.filter(isDrift).map(driftNotificationOf),
     exportDiffThreshold:
       plan.functions.map((fn) => fn.environment[ENV.exportDiffThreshold]).find(Boolean) ??
       DEFAULT_EXPORT_DIFF_THRESHOLD,
