@@ -32,6 +32,9 @@ import { SLUG_PATTERN, SLUG_RULE } from '../contract/slugs';
 import {
   DEFAULT_RECONCILIATION_FLOOR,
   DEFAULT_RECONCILIATION_LOOKBACK_DAYS,
+  DEFAULT_RECONCILIATION_PROVIDER,
+  RECONCILIATION_PROVIDERS,
+  type ReconciliationProvider,
   DEFAULT_RECONCILIATION_TIME_UTC,
   DEFAULT_RECONCILIATION_TOLERANCE_PERCENT,
   RECONCILIATION_ENV,
@@ -416,7 +419,7 @@ export const CONFIG_RULES = {
     doc:
       `at each export switch that supersedes stream charges, an account-period whose stream total differs from the export by more than ` +
       `\`percent\` of the export (and more than \`floor\`) is notified once (kind \`provisional-drift\`; \`${ENV.provisionalDriftPercent}\`, ` +
-      `\`${ENV.provisionalDriftFloor}\`); every drift is recorded and measured, see docs/exports.md`,
+      `\`${ENV.provisionalDriftFloor}\`); every drift is recorded and measured, see docs/ledger.md`,
   }),
   exportCsvSubchunkRows: rule<number>({
     parser: wholeNumber(100, 1_000_000, 'rows'),
@@ -506,6 +509,22 @@ export const CONFIG_RULES = {
     defaultDoc: 'unset',
     doc: `the tenant that owns every linked account of this deployment's payer: its accounts missing from the ledger are reported (\`${RECONCILIATION_ENV.payerTenant}\`); unset, provider accounts are matched to tenants by the ledger`,
   }),
+  reconciliationProvider: rule<ReconciliationProvider>({
+    parser: oneOf<ReconciliationProvider>(RECONCILIATION_PROVIDERS),
+    default: DEFAULT_RECONCILIATION_PROVIDER,
+    doc:
+      `where the provider's figures come from (\`${RECONCILIATION_ENV.provider}\`): \`cost-explorer\` (per linked account, ` +
+      'estimated until AWS finalizes the month) or `invoicing` (the invoices less credit memos of each billing account in ' +
+      '`reconciliationInvoiceAccounts`, final once the month has ended and every account is invoiced); see docs/reconciliation.md',
+  }),
+  reconciliationInvoiceAccounts: rule<readonly string[]>({
+    parser: listOf('12-digit billing account IDs', (item) =>
+      ACCOUNT_RE.test(item) ? undefined : 'is not a 12-digit AWS account ID',
+    ),
+    default: [],
+    defaultDoc: 'none',
+    doc: `the billing accounts whose invoices the \`invoicing\` provider sums (\`${RECONCILIATION_ENV.invoiceAccounts}\`); required with it`,
+  }),
 } as const satisfies Record<string, ConfigRule<unknown>>;
 
 export type ConfigKey = keyof typeof CONFIG_RULES;
@@ -524,6 +543,14 @@ export interface CrossFieldRule {
 }
 
 export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
+  {
+    keys: ['reconciliationProvider', 'reconciliationInvoiceAccounts'],
+    problem: (c) =>
+      c.reconciliationProvider === 'invoicing' && c.reconciliationInvoiceAccounts.length === 0
+        ? 'reconciliationProvider: "invoicing" sums the invoices of the billing accounts in reconciliationInvoiceAccounts; ' +
+          'list them (e.g. reconciliationInvoiceAccounts=123456789012) or use "cost-explorer"'
+        : undefined,
+  },
   {
     keys: ['stage'],
     problem: (c) => {
