@@ -31,6 +31,9 @@ export const ENV = {
   exportChunkMaxReceiveCount: 'EXPORT_CHUNK_MAX_RECEIVE_COUNT',
   /** Providers whose stream charges always add (comma-separated slugs); the rest are superseded. */
   additiveSources: 'ADDITIVE_SOURCES',
+  /** Stream-versus-export drift above this percentage of the export (and the floor) is notified. */
+  provisionalDriftPercent: 'PROVISIONAL_DRIFT_PERCENT',
+  provisionalDriftFloor: 'PROVISIONAL_DRIFT_FLOOR',
   autoCloseAfterDays: 'AUTO_CLOSE_AFTER_DAYS',
   totalShards: 'TOTAL_SHARDS',
   lateChargePolicy: 'LATE_CHARGE_POLICY',
@@ -69,6 +72,9 @@ export const DEFAULT_DELIVERY_MODE: DeliveryMode = 'raw';
 export const DEFAULT_EXPORT_DIFF_THRESHOLD = '1';
 export const DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS = 50_000;
 export const DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK = 200_000;
+/** Config `provisionalDriftThreshold`: stream-versus-export drift notified above 1 % of the export and 1 unit. */
+export const DEFAULT_PROVISIONAL_DRIFT_PERCENT = '1';
+export const DEFAULT_PROVISIONAL_DRIFT_FLOOR = '1';
 
 /** Values of a consumer's environment; every one optional so tests and tools can set a subset. */
 export type ConsumerEnvironment = {

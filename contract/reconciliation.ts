@@ -8,7 +8,16 @@ export const RECONCILIATION_ENV = {
   floor: 'RECONCILIATION_FLOOR',
   lookbackDays: 'RECONCILIATION_LOOKBACK_DAYS',
   payerTenant: 'RECONCILIATION_PAYER_TENANT',
+  /** Where the provider's figures come from (`RECONCILIATION_PROVIDERS`). */
+  provider: 'RECONCILIATION_PROVIDER',
+  /** Comma-separated billing accounts whose invoices are summed (provider `invoicing`). */
+  invoiceAccounts: 'RECONCILIATION_INVOICE_ACCOUNTS',
 } as const;
+
+/** Cost Explorer per linked account (every night), or the invoices per billing account (closed periods). */
+export const RECONCILIATION_PROVIDERS = ['cost-explorer', 'invoicing'] as const;
+export type ReconciliationProvider = (typeof RECONCILIATION_PROVIDERS)[number];
+export const DEFAULT_RECONCILIATION_PROVIDER: ReconciliationProvider = 'cost-explorer';
 
 export const DEFAULT_RECONCILIATION_TOLERANCE_PERCENT = '0.1';
 export const DEFAULT_RECONCILIATION_FLOOR = '0.01';

@@ -12,6 +12,8 @@ import {
   DEFAULT_EXPORT_PARQUET_ROWS_PER_TASK,
   DEFAULT_LATE_CHARGE_POLICY,
   DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_PROVISIONAL_DRIFT_FLOOR,
+  DEFAULT_PROVISIONAL_DRIFT_PERCENT,
   DEFAULT_TOTAL_SHARDS,
   ENV,
   LATE_CHARGE_POLICIES,
@@ -30,6 +32,9 @@ import { SLUG_PATTERN, SLUG_RULE } from '../contract/slugs';
 import {
   DEFAULT_RECONCILIATION_FLOOR,
   DEFAULT_RECONCILIATION_LOOKBACK_DAYS,
+  DEFAULT_RECONCILIATION_PROVIDER,
+  RECONCILIATION_PROVIDERS,
+  type ReconciliationProvider,
   DEFAULT_RECONCILIATION_TIME_UTC,
   DEFAULT_RECONCILIATION_TOLERANCE_PERCENT,
   RECONCILIATION_ENV,
@@ -118,6 +123,31 @@ function checkKmsKeyArn(arn: string): string | undefined {
   return KMS_KEY_ARN_RE.test(arn)
     ? undefined
     : 'must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key-id>)';
+}
+
+/** Config `provisionalDriftThreshold`: like the reconciliation's tolerance, a percentage and a floor. */
+export interface ProvisionalDriftThreshold {
+  readonly percent: string;
+  readonly floor: string;
+}
+
+function parseDriftThreshold(value: unknown): ProvisionalDriftThreshold {
+  const problem = (why: string) =>
+    new Error(`provisionalDriftThreshold: ${why}, e.g. {"percent": "1", "floor": "1"}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw problem('must be a JSON object {"percent", "floor"}');
+  const fields = value as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((key) => key !== 'percent' && key !== 'floor');
+  if (unknown.length > 0) throw problem(`unknown field(s) ${unknown.join(', ')}`);
+  const decimal = (name: 'percent' | 'floor'): string => {
+    const raw = fields[name];
+    const text = typeof raw === 'number' ? String(raw) : raw;
+    if (typeof text !== 'string') throw problem(`${name} is missing`);
+    const parsed = parseThresholdText(text);
+    if (!parsed.ok) throw problem(`${name} must be an exact decimal ≥ 0 (${parsed.reason})`);
+    return parsed.value;
+  };
+  return { percent: decimal('percent'), floor: decimal('floor') };
 }
 
 function checkThreshold(text: string): string | undefined {
@@ -409,6 +439,18 @@ export const CONFIG_RULES = {
       "provider's stream charges of an account-period are provisional once its export is counted there (recorded at " +
       'each export switch), see docs/ledger.md',
   }),
+  provisionalDriftThreshold: rule<ProvisionalDriftThreshold>({
+    parser: jsonValue(
+      'JSON `{"percent", "floor"}`: exact decimals ≥ 0 (percent of the export, amount in the billing currency)',
+      parseDriftThreshold,
+    ),
+    default: { percent: DEFAULT_PROVISIONAL_DRIFT_PERCENT, floor: DEFAULT_PROVISIONAL_DRIFT_FLOOR },
+    defaultDoc: `\`{"percent": "${DEFAULT_PROVISIONAL_DRIFT_PERCENT}", "floor": "${DEFAULT_PROVISIONAL_DRIFT_FLOOR}"}\``,
+    doc:
+      `at each export switch that supersedes stream charges, an account-period whose stream total differs from the export by more than ` +
+      `\`percent\` of the export (and more than \`floor\`) is notified once (kind \`provisional-drift\`; \`${ENV.provisionalDriftPercent}\`, ` +
+      `\`${ENV.provisionalDriftFloor}\`); every drift is recorded and measured, see docs/ledger.md`,
+  }),
   exportCsvSubchunkRows: rule<number>({
     parser: wholeNumber(100, 1_000_000, 'rows'),
     default: DEFAULT_EXPORT_CSV_SUBCHUNK_ROWS,
@@ -497,6 +539,22 @@ export const CONFIG_RULES = {
     defaultDoc: 'unset',
     doc: `the tenant that owns every linked account of this deployment's payer: its accounts missing from the ledger are reported (\`${RECONCILIATION_ENV.payerTenant}\`); unset, provider accounts are matched to tenants by the ledger`,
   }),
+  reconciliationProvider: rule<ReconciliationProvider>({
+    parser: oneOf<ReconciliationProvider>(RECONCILIATION_PROVIDERS),
+    default: DEFAULT_RECONCILIATION_PROVIDER,
+    doc:
+      `where the provider's figures come from (\`${RECONCILIATION_ENV.provider}\`): \`cost-explorer\` (per linked account, ` +
+      'estimated until AWS finalizes the month) or `invoicing` (the invoices less credit memos of each billing account in ' +
+      '`reconciliationInvoiceAccounts`, final once the month has ended and every account is invoiced); see docs/reconciliation.md',
+  }),
+  reconciliationInvoiceAccounts: rule<readonly string[]>({
+    parser: listOf('12-digit billing account IDs', (item) =>
+      ACCOUNT_RE.test(item) ? undefined : 'is not a 12-digit AWS account ID',
+    ),
+    default: [],
+    defaultDoc: 'none',
+    doc: `the billing accounts whose invoices the \`invoicing\` provider sums (\`${RECONCILIATION_ENV.invoiceAccounts}\`); required with it`,
+  }),
 } as const satisfies Record<string, ConfigRule<unknown>>;
 
 export type ConfigKey = keyof typeof CONFIG_RULES;
@@ -540,6 +598,14 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
         ? `exportVersionRetentionDays: ${c.exportVersionRetentionDays} days is shorter than archiveRetentionDays ` +
           `(${c.archiveRetentionDays}); a replaced export file would expire while archived evidence still points to it. ` +
           `Leave it unset (it follows archiveRetentionDays) or set it to ${c.archiveRetentionDays} or more`
+        : undefined,
+  },
+  {
+    keys: ['reconciliationProvider', 'reconciliationInvoiceAccounts'],
+    problem: (c) =>
+      c.reconciliationProvider === 'invoicing' && c.reconciliationInvoiceAccounts.length === 0
+        ? 'reconciliationProvider: "invoicing" sums the invoices of the billing accounts in reconciliationInvoiceAccounts; ' +
+          'list them (e.g. reconciliationInvoiceAccounts=123456789012) or use "cost-explorer"'
         : undefined,
   },
   {

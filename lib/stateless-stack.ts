@@ -11,7 +11,7 @@ import { AnomalyEventsRule } from './constructs/anomaly-events-rule';
 import { makeArchiveWriter, type ArchiveTarget } from './constructs/archive-writer';
 import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { DlqOperatorRole } from './constructs/dlq-operator-role';
-import { OpsDashboard } from './constructs/ops-dashboard';
+import { OpsDashboard, addProvisionalDriftRow } from './constructs/ops-dashboard';
 import { PeriodAutoClose } from './constructs/period-auto-close';
 import { addReconciliation } from './constructs/reconciliation';
 import type { QueueConsumer } from './constructs/queue-consumer';
@@ -165,6 +165,11 @@ export class StatelessStack extends Stack {
       pipelines: allPipelines,
       alarms: this.alarms,
     });
+    addProvisionalDriftRow(
+      dashboard.dashboard,
+      this.exports.chunks.serviceName,
+      config.provisionalDriftThreshold.percent,
+    );
     reconciliation?.addDashboardWidgets(dashboard.dashboard);
     this.exportForTenantStacks(cost);
 

@@ -1,3 +1,4 @@
+import Big from 'big.js';
 import { CliError, EXIT } from '../errors';
 import { json, plural, table } from '../format';
 import type { LedgerCharge, LedgerTotal } from '../../lambda/adapters/ledger-reader';
@@ -75,6 +76,23 @@ const provisionalLines = (totals: readonly LedgerTotal[], where: (t: LedgerTotal
         ...lines,
       ];
 };
+
+/** What the stream said against the export that superseded it, at each switch (docs/exports.md). */
+const driftLines = (statement: Statement): string[] =>
+  statement.drifts.length === 0
+    ? []
+    : [
+        '',
+        'Stream vs export at each switch that superseded stream charges (stream − export; ratio of the export):',
+        ...statement.drifts.flatMap((drift) =>
+          drift.currencies.map(
+            (c) =>
+              `  ${drift.switchedAt} ${drift.source} ${drift.executionId}: ${c.currency} stream ${c.stream} (${plural(c.streamCharges, 'charge')} of ${drift.provider}), ` +
+              `export ${c.export}, difference ${c.difference}${c.ratio === undefined ? '' : ` (${new Big(c.ratio).times(100).round(4).toFixed()} %)`}` +
+              `${c.above ? ' — above the threshold, notified' : ''}`,
+          ),
+        ),
+      ];
 
 const chargeNote = (charge: LedgerCharge, period: string): string =>
   [
@@ -165,6 +183,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
         ...correctionLines(statement),
         ...shadowedLines(statement),
         ...provisionalLines(statement.totals, () => ''),
+        ...driftLines(statement),
         '',
         `Charges (${statement.charges.length}):`,
         table(

@@ -6,6 +6,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import Big from 'big.js';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
+import { readDrifts } from '../../lambda/adapters/export-drift';
+import type { DriftRecord } from '../../lambda/core/exports/provisional-drift-message';
 import {
   periodInfoOf,
   readAllTotals,
@@ -52,6 +54,8 @@ export interface Statement extends StatementQuery {
   totals: LedgerTotal[];
   charges: LedgerCharge[];
   checks: CurrencyCheck[];
+  /** Stream-versus-export drift recorded at each export switch that superseded stream charges. */
+  drifts: DriftRecord[];
 }
 
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
@@ -135,10 +139,11 @@ export const readStatement = async (
     period: validatePeriod(query.period),
   };
   const partitionKey = statementPartitionKey(normalized);
-  const [items, charges, status] = await Promise.all([
+  const [items, charges, status, drifts] = await Promise.all([
     readStatementItems(dynamo, table, partitionKey),
     readPartitionCharges(dynamo, table, partitionKey),
     new DynamoPeriods({ client: dynamo, ledgerTable: table }).status(normalized),
+    readDrifts(dynamo, table, normalized.tenant, normalized.accountId, normalized.period),
   ]);
   const periods = items.period ? [periodInfoOf(items.period)] : [];
   const stream = items.totals.flatMap(streamTotalsOf);
@@ -160,7 +165,7 @@ export const readStatement = async (
     charges,
     status.correctionsBookedLater,
   );
-  return { ...normalized, partitionKey, status, totals, charges, checks };
+  return { ...normalized, partitionKey, status, totals, charges, checks, drifts };
 };
 
 /** Totals of many partitions (a table scan), filtered by whatever of tenant/account/period is given. */

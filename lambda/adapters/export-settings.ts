@@ -9,11 +9,15 @@ import {
   readPositiveInteger,
   readRequired,
   type EnvironmentSource,
+  type EnvName,
 } from '../../contract/environment';
 import { DEFAULT_EXPORT_PROVIDER, parseExportSourcesJson } from '../../contract/export-sources';
 import { readFunctionConfig } from './function-config';
 import { exportSource, type ExportSource } from '../core/exports/source';
 import { parseThreshold } from '../core/exports/snapshot';
+import { DEFAULT_DRIFT_THRESHOLD } from '../core/exports/provisional-drift';
+import { toleranceRatioOfPercent, type Tolerance } from '../core/reconciliation/compare';
+import { parseThresholdText } from '../../contract/threshold';
 
 export interface ExportSettings {
   bucket: string;
@@ -59,6 +63,27 @@ export const plannerSettings = (env: EnvironmentSource) => ({
   ),
 });
 
+/** An exact decimal ≥ 0 from `name`, or undefined when unset; anything else names the variable. */
+const readDecimal = (env: EnvironmentSource, name: EnvName): string | undefined => {
+  const text = readOptional(env, name);
+  if (text === undefined) return undefined;
+  const parsed = parseThresholdText(text);
+  if (!parsed.ok)
+    throw new Error(
+      `Environment variable ${name} must be an exact decimal ≥ 0, got ${JSON.stringify(text)}`,
+    );
+  return parsed.value;
+};
+
+/** PROVISIONAL_DRIFT_PERCENT and PROVISIONAL_DRIFT_FLOOR (config `provisionalDriftThreshold`). */
+export const readDriftThreshold = (env: EnvironmentSource): Tolerance => {
+  const percent = readDecimal(env, ENV.provisionalDriftPercent);
+  return {
+    ratio: percent === undefined ? DEFAULT_DRIFT_THRESHOLD.ratio : toleranceRatioOfPercent(percent),
+    floor: readDecimal(env, ENV.provisionalDriftFloor) ?? DEFAULT_DRIFT_THRESHOLD.floor,
+  };
+};
+
 export const chunkWorkerSettings = (env: EnvironmentSource) => {
   const threshold = readOptional(env, ENV.exportDiffThreshold) ?? DEFAULT_EXPORT_DIFF_THRESHOLD;
   try {
@@ -78,6 +103,8 @@ export const chunkWorkerSettings = (env: EnvironmentSource) => {
     notificationsTopicArn: readRequired(env, ENV.notificationsTopicArn),
     /** Providers whose stream charges a switched-in export never makes provisional. */
     additiveSources: readAdditiveSources(env),
+    /** Stream-versus-export drift above this is notified (kind `provisional-drift`). */
+    driftThreshold: readDriftThreshold(env),
     /** The chunk queue's maxReceiveCount: a task failing on that receive fails its execution. */
     maxReceiveCount: readOptional(env, ENV.exportChunkMaxReceiveCount)
       ? readPositiveInteger(env, ENV.exportChunkMaxReceiveCount, 1)

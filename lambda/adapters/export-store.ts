@@ -9,6 +9,9 @@ import { PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk
 import { fail } from '../core/errors';
 import { countedStreamOf, statementRows } from '../core/ledger-total';
 import type { ChargeTotals } from '../core/exports/charge-totals';
+import type { CurrencyFigures } from '../core/exports/provisional-drift';
+import type { DriftRecord } from '../core/exports/provisional-drift-message';
+import type { DriftStorePort } from '../core/exports/provisional-drift-pass';
 import type { ChunkResult } from '../core/exports/chunk';
 import type { ClosedPins } from '../core/exports/late-correction-pass';
 import type { LateCorrectionRecord } from '../core/exports/late-corrections';
@@ -31,6 +34,7 @@ import {
   readSnapshotTotals,
 } from './export-chunk-commits';
 import { readPins, recordLateCorrections, withRejectedPages } from './export-corrections';
+import { readProviderStream, recordDriftOnce } from './export-drift';
 import { diffOf } from './export-diffs';
 import {
   PLAN_BYTES,
@@ -88,7 +92,7 @@ export interface ExportStoreOptions {
 /** Back-off of the export store's retries: up to 20 ms · 2^attempt, jittered. */
 const BACKOFF = { baseMs: 20, capMs: 2_560 };
 
-export class ExportStore implements ExportStorePort {
+export class ExportStore implements ExportStorePort, DriftStorePort {
   private readonly store: ExportTable;
 
   constructor(options: ExportStoreOptions) {
@@ -210,6 +214,21 @@ export class ExportStore implements ExportStorePort {
       items.period ? [periodInfoOf(items.period)] : [],
     );
     return countedStreamOf(stream, rows, source);
+  }
+
+  /** The period's own stream charges of `provider` in an account-period (the drift pass). */
+  readProviderStream(
+    tenant: string,
+    accountId: string,
+    period: string,
+    provider: string,
+  ): Promise<CurrencyFigures> {
+    return readProviderStream(this.store, tenant, accountId, period, provider);
+  }
+
+  /** Writes a switch's drift record of an account once; returns the stored one. */
+  recordDriftOnce(record: DriftRecord): Promise<DriftRecord> {
+    return recordDriftOnce(this.store, record);
   }
 
   recordLateCorrections(

@@ -191,6 +191,14 @@ export const latePagesSortKeyPrefix = (executionId: string, digest: string): str
 export const snapshotSortKey = (source: string, executionId: string): string =>
   `${SNAPSHOT_PREFIX}${source}#${executionId}`;
 /**
+ * Stream-versus-export drift (core/exports/provisional-drift.ts): one item per switch that superseded the
+ * account-period's stream charges, beside the SNAPSHOT it compares, in switch order.
+ */
+export const DRIFT_PREFIX = 'DRIFT#';
+export const driftSortKey = (switchedAt: string, source: string, executionId: string): string =>
+  `${DRIFT_PREFIX}${switchedAt}#${source}#${executionId}`;
+
+/**
  * The export sources that became current for a (tenant, period): which ones may shadow each other. Under
  * `EXPORT#` like the execution partitions (the chunk worker's grant); tenants, source ids (`#` escaped)
  * and periods hold no `#`, so it never meets `EXPORT#<tenant>#<source>#<period>`.

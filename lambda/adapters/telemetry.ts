@@ -8,6 +8,7 @@ import {
   EXPORT_SHADOWED_METRIC,
   EXECUTION_REUSED_METRIC,
   METRIC_NAMESPACE,
+  PROVISIONAL_DRIFT_METRICS,
 } from '../../contract/telemetry';
 import type { BatchOutcome } from '../core/batch';
 import { shortHash } from '../core/keys';
@@ -85,6 +86,26 @@ const reportAccepted = (telemetry: Telemetry, results: readonly RecordResult[]):
   }
 };
 
+/** One value of each drift metric per export switch that superseded stream charges. */
+const reportDrift = (telemetry: Telemetry, results: readonly RecordResult[]): void => {
+  for (const { provisionalDrift: drift } of results) {
+    if (!drift) continue;
+    const { metrics } = telemetry;
+    metrics.addMetric(
+      PROVISIONAL_DRIFT_METRICS.difference,
+      MetricUnit.NoUnit,
+      Number(drift.largestDifference),
+    );
+    if (drift.largestRatio !== undefined)
+      metrics.addMetric(
+        PROVISIONAL_DRIFT_METRICS.percent,
+        MetricUnit.Percent,
+        Number(drift.largestRatio) * 100,
+      );
+    metrics.addMetric(PROVISIONAL_DRIFT_METRICS.above, MetricUnit.Count, drift.above);
+  }
+};
+
 const NO_SCOPES: AcceptedScopes = { tenants: new Set(), sources: new Set() };
 
 /** One structured line per record, a batch summary, and one EMF count per outcome. */
@@ -119,6 +140,7 @@ export const reportBatch = (telemetry: Telemetry, stream: string, outcome: Batch
   if (shadowed > 0) telemetry.metrics.addMetric(EXPORT_SHADOWED_METRIC, MetricUnit.Count, shadowed);
   const reused = outcome.results.filter((result) => result.code === 'execution-reused').length;
   if (reused > 0) telemetry.metrics.addMetric(EXECUTION_REUSED_METRIC, MetricUnit.Count, reused);
+  reportDrift(telemetry, outcome.results);
   telemetry.metrics.publishStoredMetrics();
   reportAccepted(telemetry, outcome.results);
 };

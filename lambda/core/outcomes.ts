@@ -1,5 +1,6 @@
 import type { Outcome } from '../../contract/outcomes';
 import type { RejectionCode } from './errors';
+import type { DriftSummary } from './exports/provisional-drift';
 
 /** The one outcome of a record: the list is shared with the dashboard (contract/outcomes.ts). */
 export { OUTCOMES, type Outcome } from '../../contract/outcomes';
@@ -19,4 +20,6 @@ export interface RecordResult {
   shadowedBy?: string;
   /** The tenant and period the evidence archive files the record under, once known. */
   evidence?: { tenant: string; period: string };
+  /** An export switch that superseded stream charges: how far the stream was from the export (metrics). */
+  provisionalDrift?: DriftSummary;
 }

@@ -88,6 +88,7 @@ export const createExportChunkHandler = (
     defaultProvider: exports.defaultProvider,
     periodSources: new PeriodSources({ client: clients.dynamo, ledgerTable: exports.ledgerTable }),
     maxReceiveCount: worker.maxReceiveCount,
+    provisionalDrift: { store, threshold: worker.driftThreshold },
   };
   return async (event, context) => {
     if (context) notifier.useContext(context);

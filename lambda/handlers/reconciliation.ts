@@ -1,4 +1,5 @@
 import { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
+import { InvoicingClient } from '@aws-sdk/client-invoicing';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -11,12 +12,16 @@ import {
 } from '../../contract/environment';
 import {
   DEFAULT_RECONCILIATION_FLOOR,
+  DEFAULT_RECONCILIATION_PROVIDER,
+  RECONCILIATION_PROVIDERS,
+  type ReconciliationProvider,
   DEFAULT_RECONCILIATION_LOOKBACK_DAYS,
   DEFAULT_RECONCILIATION_TOLERANCE_PERCENT,
   RECONCILIATION_ENV,
   RECONCILIATION_METRICS,
 } from '../../contract/reconciliation';
 import { CostExplorerTotals } from '../adapters/cost-explorer-totals';
+import { InvoicingTotals } from '../adapters/invoicing-totals';
 import { readLedgerInScope } from '../adapters/reconciliation-ledger';
 import { writeReconciliations } from '../adapters/reconciliation-records';
 import { SnsPublishOnce } from '../adapters/sns-publish-once';
@@ -31,6 +36,8 @@ export const RECONCILIATION_CLAIM_SCOPE = 'reconciliation';
 export interface ReconciliationClients {
   dynamo: DynamoDBClient;
   costExplorer: CostExplorerClient;
+  /** Needed with provider `invoicing` only. */
+  invoicing?: InvoicingClient;
   sns: SNSClient;
   now?: () => number;
   telemetry?: Telemetry;
@@ -42,6 +49,9 @@ export interface ReconciliationSettings {
   floor: string;
   lookbackDays: number;
   payerTenant?: string;
+  provider: ReconciliationProvider;
+  /** The billing accounts whose invoices are summed (provider `invoicing`). */
+  invoiceAccounts: string[];
 }
 
 export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSettings => {
@@ -54,6 +64,20 @@ export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSe
       `Environment variable ${RECONCILIATION_ENV.lookbackDays} must be a positive integer`,
     );
   const payerTenant = text(RECONCILIATION_ENV.payerTenant);
+  const providerText = text(RECONCILIATION_ENV.provider) ?? DEFAULT_RECONCILIATION_PROVIDER;
+  const provider = RECONCILIATION_PROVIDERS.find((name) => name === providerText);
+  if (!provider)
+    throw new Error(
+      `Environment variable ${RECONCILIATION_ENV.provider} must be ${RECONCILIATION_PROVIDERS.join(' or ')}, got ${JSON.stringify(providerText)}`,
+    );
+  const invoiceAccounts = (text(RECONCILIATION_ENV.invoiceAccounts) ?? '')
+    .split(',')
+    .map((account) => account.trim())
+    .filter((account) => account.length > 0);
+  if (provider === 'invoicing' && invoiceAccounts.length === 0)
+    throw new Error(
+      `Environment variable ${RECONCILIATION_ENV.invoiceAccounts} must name the billing accounts whose invoices are summed`,
+    );
   return {
     ledgerTable: readRequired(env, ENV.ledgerTableName),
     tolerancePercent:
@@ -61,7 +85,26 @@ export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSe
     floor: text(RECONCILIATION_ENV.floor) ?? DEFAULT_RECONCILIATION_FLOOR,
     lookbackDays,
     ...(payerTenant ? { payerTenant } : {}),
+    provider,
+    invoiceAccounts,
   };
+};
+
+/** The provider's figures as configured: Cost Explorer, or the invoices of the billing accounts. */
+const providerTotals = (
+  settings: ReconciliationSettings,
+  clients: ReconciliationClients,
+  now: () => number,
+): CostExplorerTotals | InvoicingTotals => {
+  const claimed = settings.payerTenant ? { claimedBy: settings.payerTenant } : {};
+  return settings.provider === 'invoicing'
+    ? new InvoicingTotals({
+        client: clients.invoicing ?? new InvoicingClient({ region: 'us-east-1' }),
+        accounts: settings.invoiceAccounts,
+        now,
+        ...claimed,
+      })
+    : new CostExplorerTotals({ client: clients.costExplorer, ...claimed });
 };
 
 /**
@@ -94,10 +137,7 @@ export const createReconciliationHandler = (
   ): Promise<Omit<RunResult, 'records'> & { records: number; providerRequests: number }> => {
     if (context) notifier.useContext(context);
     const at = now();
-    const provider = new CostExplorerTotals({
-      client: clients.costExplorer,
-      ...(settings.payerTenant ? { claimedBy: settings.payerTenant } : {}),
-    });
+    const provider = providerTotals(settings, clients, now);
     const result = await runReconciliation(
       {
         ledgerFigures: () =>

@@ -2,7 +2,11 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { acceptedMetric, outcomeMetric, TENANT_RATE_STD_DEVS } from './consumer-alarms';
-import { ACCEPTED_METRIC, METRIC_NAMESPACE } from '../../contract/telemetry';
+import {
+  ACCEPTED_METRIC,
+  METRIC_NAMESPACE,
+  PROVISIONAL_DRIFT_METRICS,
+} from '../../contract/telemetry';
 import type { TenantConfig } from '../../contract/tenant-bindings';
 import { QueueConsumer } from './queue-consumer';
 import { OUTCOMES } from '../../contract/outcomes';
@@ -85,6 +89,68 @@ export class OpsDashboard extends Construct {
       );
     }
   }
+}
+
+/**
+ * The stream-versus-export drift row (docs/exports.md): at each export switch that superseded stream
+ * charges, the largest drift in percent of the export (against the notification threshold) and as a
+ * figure, and the account-periods above the threshold. `serviceName`: the export chunk worker's.
+ */
+export function addProvisionalDriftRow(
+  dashboard: cloudwatch.Dashboard,
+  serviceName: string,
+  thresholdPercent: string,
+): void {
+  const period = Duration.hours(1);
+  const metric = (name: string, statistic: string) =>
+    new cloudwatch.Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: name,
+      dimensionsMap: { service: serviceName },
+      statistic,
+      period,
+    });
+  dashboard.addWidgets(
+    new cloudwatch.TextWidget({
+      markdown:
+        '## provisional drift (stream vs the export that superseded it) — per account-period: `billing-dedup ledger --tenant t --account a --period p`',
+      width: 24,
+      height: 1,
+    }),
+  );
+  dashboard.addWidgets(
+    new cloudwatch.GraphWidget({
+      title: 'provisional drift: largest |stream − export| / |export| per switch (%)',
+      left: [
+        metric(PROVISIONAL_DRIFT_METRICS.percent, cloudwatch.Stats.MAXIMUM).with({
+          label: 'largest drift %',
+        }),
+      ],
+      leftAnnotations: [
+        { value: Number(thresholdPercent), label: `notified above ${thresholdPercent} %` },
+      ],
+      width: 10,
+    }),
+    new cloudwatch.GraphWidget({
+      title: 'provisional drift: largest |stream − export| per switch',
+      left: [
+        metric(PROVISIONAL_DRIFT_METRICS.difference, cloudwatch.Stats.MAXIMUM).with({
+          label: 'largest drift (billing currency)',
+        }),
+      ],
+      width: 8,
+    }),
+    new cloudwatch.SingleValueWidget({
+      title: 'provisional drift: account-periods above the threshold (24 h)',
+      metrics: [
+        metric(PROVISIONAL_DRIFT_METRICS.above, cloudwatch.Stats.SUM).with({
+          label: 'above',
+          period: Duration.days(1),
+        }),
+      ],
+      width: 6,
+    }),
+  );
 }
 
 /**

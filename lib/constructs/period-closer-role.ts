@@ -12,6 +12,8 @@ export const PERIOD_CLOSER_TAG = 'billing-dedup-period-closer';
 /** Ledger partitions of accounts (`TENANT#<t>#ACCOUNT#<a>#PERIOD#<m>`) and of exports (`EXPORT#…`). */
 const ACCOUNT_PARTITIONS = 'TENANT#*';
 const EXPORT_PARTITIONS = 'EXPORT#*';
+/** Reconciliation records (`RECON#<yyyy-mm>`): what `billing-dedup reconcile --period` reads before a close. */
+const RECONCILIATION_PARTITIONS = 'RECON#*';
 
 export interface PeriodCloserRoleProps {
   readonly stage: string;
@@ -19,7 +21,8 @@ export interface PeriodCloserRoleProps {
 }
 
 /**
- * The role an operator assumes to run `billing-dedup period close | reopen | status` and `charge void`
+ * The role an operator assumes to run `billing-dedup period close | reopen | status`, `charge void` and,
+ * before a close, `reconcile --period` (its stored records; no `--run`)
  * (docs/operations.md#who-may-close-a-period): exactly the ledger-table actions those commands send,
  * each only on the partitions it touches, the table's key only through DynamoDB, and the stage's two
  * stacks' outputs for `--stack`. No Scan, no delete: audit records and charges cannot be removed.
@@ -60,6 +63,12 @@ export class PeriodCloserRole extends Construct {
         actions: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem'],
         resources: [ledgerTable.tableArn],
         conditions: onPartitions(EXPORT_PARTITIONS),
+      }),
+      new iam.PolicyStatement({
+        sid: 'ReadReconciliationRecords',
+        actions: ['dynamodb:Query'],
+        resources: [ledgerTable.tableArn],
+        conditions: onPartitions(RECONCILIATION_PARTITIONS),
       }),
       new iam.PolicyStatement({
         sid: 'ReadStageStackOutputs',

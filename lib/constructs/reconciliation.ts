@@ -43,6 +43,9 @@ export interface ReconciliationProps {
   readonly floor: string;
   readonly lookbackDays: number;
   readonly payerTenant?: string;
+  /** Config `reconciliationProvider` and, for `invoicing`, its billing accounts. */
+  readonly provider: string;
+  readonly invoiceAccounts: readonly string[];
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
   readonly logLevel: string;
@@ -87,6 +90,10 @@ export class Reconciliation extends Construct {
         [RECONCILIATION_ENV.floor]: props.floor,
         [RECONCILIATION_ENV.lookbackDays]: String(props.lookbackDays),
         ...(props.payerTenant ? { [RECONCILIATION_ENV.payerTenant]: props.payerTenant } : {}),
+        [RECONCILIATION_ENV.provider]: props.provider,
+        ...(props.invoiceAccounts.length > 0
+          ? { [RECONCILIATION_ENV.invoiceAccounts]: props.invoiceAccounts.join(',') }
+          : {}),
       },
     });
     const role = this.function.role;
@@ -323,6 +330,8 @@ export function addReconciliation(
     floor: config.reconciliationFloor,
     lookbackDays: config.reconciliationLookbackDays,
     ...(config.reconciliationPayerTenant ? { payerTenant: config.reconciliationPayerTenant } : {}),
+    provider: config.reconciliationProvider,
+    invoiceAccounts: config.reconciliationInvoiceAccounts,
     logRetention: props.logRetention,
     logRemovalPolicy: props.logRemovalPolicy,
     logLevel: props.logLevel,

@@ -160,6 +160,9 @@ export function addExportPipelines(stack: Stack, props: ExportPipelinesProps): E
         ...(config.additiveSources.length > 0
           ? { additiveSources: config.additiveSources.join(',') }
           : {}),
+        // Stream-versus-export drift above this is notified (kind provisional-drift).
+        provisionalDriftPercent: config.provisionalDriftThreshold.percent,
+        provisionalDriftFloor: config.provisionalDriftThreshold.floor,
       },
     },
   });
@@ -241,11 +244,21 @@ function grantChunkWorker(role: iam.IRole, props: ExportPipelinesProps, bucket: 
     'ExportExecutions',
     props.ledgerTable,
     ['EXPORT#*'],
-    ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+    // BatchGetItem: the CURRENT pointers a closed account-period's statement ranks its snapshots by
+    // (the correction pass reads what the period counted of a superseded provider's stream).
+    [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:Query',
+      'dynamodb:BatchGetItem',
+    ],
   );
   // The switch writes each account's SNAPSHOT item into the account's ledger partition
   // (BatchWriteItem); the correction pass of closed periods reads PERIOD items and charges and books
-  // correction charges into total shards (TransactWriteItems: Put/Update per item).
+  // correction charges into total shards (TransactWriteItems: Put/Update per item). Query: the
+  // account-period's total shards (a superseded provider's stream part: the drift pass and the
+  // correction pass); PutItem also writes each account's DRIFT record.
   allowLedger(
     role,
     'AccountSnapshots',
@@ -257,6 +270,7 @@ function grantChunkWorker(role: iam.IRole, props: ExportPipelinesProps, bucket: 
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
+      'dynamodb:Query',
     ],
   );
   // Powertools Idempotency claims of the diff notifications (`export-chunks#…`) and DLQ markers.

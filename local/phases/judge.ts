@@ -15,12 +15,15 @@ import {
 import type { FaultRates } from '../runtime/faults';
 import type { InputFile, InputProblem } from '../input-file';
 import { EXPORT_DIFF_KIND } from '../../lambda/core/exports/diff-message';
+import { PROVISIONAL_DRIFT_KIND } from '../../lambda/core/exports/provisional-drift-message';
 import {
+  driftNotificationOf,
   exportNotificationOf,
   exportNotificationsAgainstTruth,
   exportsAgainstTruth,
   exportsFinished,
   notificationOf,
+  type DriftNotificationReport,
   type ExportNotificationReport,
   streamReport,
   verdictAgainstTruth,
@@ -69,6 +72,8 @@ export interface RunEnd {
   exports: ExportReport[];
   exportDiffs: ExportDiffReport[];
   exportNotifications: ExportNotificationReport[];
+  /** Stream-versus-export drift notifications (kind `provisional-drift`), one per account-period switch. */
+  driftNotifications: DriftNotificationReport[];
   /** EXPORT_DIFF_THRESHOLD of the template's chunk worker. */
   exportDiffThreshold: string;
   archive: ArchiveReport;
@@ -198,6 +203,7 @@ export const reportOf = (
     notifications: end.notifications,
     exports: end.exports,
     exportNotifications: end.exportNotifications,
+    driftNotifications: end.driftNotifications,
     redriven: facts.redriven,
     ...(facts.reconciliation ? { reconciliation: facts.reconciliation } : {}),
     archive: end.archive,
@@ -241,14 +247,19 @@ export const readRunEnd = async (options: {
     : { objects: 0, records: 0, missing: acknowledged.size };
   const isExportDiff = (publish: (typeof published)[number]) =>
     publish.attributes.kind === EXPORT_DIFF_KIND;
+  const isDrift = (publish: (typeof published)[number]) =>
+    publish.attributes.kind === PROVISIONAL_DRIFT_KIND;
   return {
     deadLetters,
     leftovers,
     ledger,
-    notifications: published.filter((publish) => !isExportDiff(publish)).map(notificationOf),
+    notifications: published
+      .filter((publish) => !isExportDiff(publish) && !isDrift(publish))
+      .map(notificationOf),
     exports: exportReport.exports,
     exportDiffs: exportReport.diffs,
     exportNotifications: published.filter(isExportDiff).map(exportNotificationOf),
+    driftNotifications: published.filter(isDrift).map(driftNotificationOf),
     exportDiffThreshold:
       plan.functions.map((fn) => fn.environment[ENV.exportDiffThreshold]).find(Boolean) ??
       DEFAULT_EXPORT_DIFF_THRESHOLD,

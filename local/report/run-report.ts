@@ -127,6 +127,8 @@ export interface LocalReport {
   exports: ExportReport[];
   /** Change notifications of re-exports (on the notifications topic, kind `export-diff`). */
   exportNotifications: ExportNotificationReport[];
+  /** Stream-versus-export drift notifications (kind `provisional-drift`): one per account-period switch. */
+  driftNotifications: DriftNotificationReport[];
   redriven: Record<string, number>;
   /** Every row of the run's reconcile steps (absent when none ran). */
   reconciliation?: ReconciliationRow[];
@@ -178,6 +180,21 @@ export interface ExportNotificationReport {
   change: string;
   subject: string;
 }
+
+/** A provisional-drift notification: the stream of an account-period that far from its export. */
+export interface DriftNotificationReport {
+  tenant: string;
+  accountId: string;
+  billingPeriod: string;
+  subject: string;
+}
+
+export const driftNotificationOf = (publish: CapturedPublish): DriftNotificationReport => ({
+  tenant: publish.attributes.tenant ?? '',
+  accountId: publish.attributes.account ?? '',
+  billingPeriod: bodyField(publish.message, 'billing period'),
+  subject: publish.subject ?? '',
+});
 
 const bodyField = (message: string, name: string): string =>
   new RegExp(`^${name}: (.*)$`, 'm').exec(message)?.[1] ?? '';

@@ -4,6 +4,7 @@ import { costEvent } from '../support/cost-events';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
 import { costLedgerHandlerOn } from '../support/ledger-harness';
 import { csvOf, deliver, exportStore, hourLine } from '../support/export-pipeline';
+import { recordProvisionalDrift } from '../../lambda/core/exports/provisional-drift-pass';
 import { cli } from './helpers';
 
 let dynamo: DynamoDBClient;
@@ -105,8 +106,9 @@ describe('ledger', () => {
       costEvent({ tenant: 'both', accountId: ACCOUNT, eventId: 'p-2', amount: '12.5' }),
     ])
       expect((await handler(sqsEvent([sqsRecord(event)]))).batchItemFailures).toEqual([]);
-    await deliver(
-      exportStore(dynamo, tables.ledgerTable),
+    const store = exportStore(dynamo, tables.ledgerTable);
+    const { planned, reports } = await deliver(
+      store,
       {
         tenant: 'both',
         prefix: 'both',
@@ -127,6 +129,24 @@ describe('ledger', () => {
     const listing = await cli(args, deps());
     expect(listing.stdout).toContain(
       `  ${ACCOUNT} 2026-11: USD 42.5 (2 charges) of source aws; the export exports/both/focus counts instead`,
+    );
+
+    // The chunk worker's drift pass of that switch: the statement shows what the stream said.
+    const switched = reports.at(-1)?.switched;
+    if (switched?.outcome !== 'current') throw new Error('the export did not switch');
+    await recordProvisionalDrift(
+      {
+        store,
+        notifier: { notifyOnce: () => Promise.resolve('notified') },
+        threshold: { ratio: '0.01', floor: '1' },
+        concurrency: 1,
+      },
+      planned.ref,
+      { switchedAt: switched.switchedAt, provider: 'aws' },
+    );
+    const withDrift = await cli([...args, '--account', ACCOUNT, '--period', '2026-11'], deps());
+    expect(withDrift.stdout).toContain(
+      `  ${switched.switchedAt} exports/both/focus b-1: USD stream 42.5 (2 charges of aws), export 41.75, difference 0.75 (1.7964 %)\n`,
     );
   });
 

@@ -463,6 +463,9 @@ describe('export pipeline (stateless stack, two sources)', () => {
       // Corrections of closed periods are booked like the cost consumer's charges.
       [ENV.lateChargePolicy]: 'roll-forward',
       [ENV.totalShards]: '8',
+      // Stream-versus-export drift: notified above 1 % of the export and 1 unit.
+      [ENV.provisionalDriftPercent]: '1',
+      [ENV.provisionalDriftFloor]: '1',
     });
     expect(importOf(env[ENV.exportBucketName])).toMatch(/RefExportBucket/);
     expect(importOf(env[ENV.ledgerTableName])).toMatch(/RefLedgerTable/);
@@ -474,10 +477,13 @@ describe('export pipeline (stateless stack, two sources)', () => {
       lateChargePolicy: 'reject',
       totalShards: '4',
       additiveSources: 'metering,gcp',
+      provisionalDriftThreshold: '{"percent": "2.50", "floor": 5}',
     }).statelessTemplate;
     expect(env[ENV.additiveSources]).toBeUndefined();
     expect(envOf(tuned, 'billing-dedup-dev-export-chunk')).toMatchObject({
       [ENV.additiveSources]: 'metering,gcp',
+      [ENV.provisionalDriftPercent]: '2.5',
+      [ENV.provisionalDriftFloor]: '5',
       [ENV.exportDiffThreshold]: '0.01',
       [ENV.exportCsvSubchunkRows]: '20000',
       [ENV.lateChargePolicy]: 'reject',
@@ -521,17 +527,28 @@ describe('export pipeline (stateless stack, two sources)', () => {
     expect(writes.map((x) => x.Sid)).toEqual(['ArchiveEveryBatch']);
   });
 
-  it('chunk worker IAM: EXPORT# items, account partitions (SNAPSHOT writes, closed-period corrections, no Query or Delete), notifications', () => {
+  it('chunk worker IAM: EXPORT# items, account partitions (SNAPSHOT and DRIFT writes, total shards read, closed-period corrections, no Delete), notifications', () => {
     const st = policyOf(t, roleIdOf(t, 'billing-dedup-dev-export-chunk'));
-    expect(sidOf(st, 'ExportExecutions').Condition).toEqual({
+    const executions = sidOf(st, 'ExportExecutions');
+    // BatchGetItem: the CURRENT pointers a closed period's statement ranks (the correction pass).
+    expect(actionsOf(executions).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(executions.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EXPORT#*'] },
     });
     const snapshots = sidOf(st, 'AccountSnapshots');
+    // Query: a superseded provider's stream part in the account-period's total shards (drift pass).
     expect(actionsOf(snapshots).sort()).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:BatchWriteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:Query',
       'dynamodb:UpdateItem',
     ]);
     expect(snapshots.Condition).toEqual({
@@ -557,6 +574,16 @@ describe('export pipeline (stateless stack, two sources)', () => {
     expect(sends[0].Resource).toEqual({
       'Fn::GetAtt': [dlqOf(t, 'billing-dedup-dev-export-chunks').id, 'Arn'],
     });
+  });
+
+  it('shows the provisional drift of the chunk worker on the operations dashboard, against the threshold', () => {
+    const body = JSON.stringify(
+      Object.values(resourcesOfType(t, 'AWS::CloudWatch::Dashboard'))[0].Properties?.DashboardBody,
+    );
+    for (const metric of ['provisionalDriftPercent', 'provisionalDrift', 'provisionalDriftAbove'])
+      expect(body).toContain(`\\"${metric}\\"`);
+    expect(body).toContain('billing-dedup-dev-export-chunk');
+    expect(body).toContain('notified above 1 %');
   });
 
   it('alarms for both export pipelines', () => {
@@ -680,6 +707,18 @@ describe('export configuration errors name the key and the fix', () => {
   };
 
   it.each([
+    [
+      { provisionalDriftThreshold: '{"percent": "-1", "floor": "1"}' },
+      'provisionalDriftThreshold: percent must be an exact decimal ≥ 0',
+    ],
+    [
+      { provisionalDriftThreshold: '{"percent": "1"}' },
+      'provisionalDriftThreshold: floor is missing, e.g. {"percent": "1", "floor": "1"}',
+    ],
+    [
+      { provisionalDriftThreshold: '{"ratio": "0.01", "percent": "1", "floor": "1"}' },
+      'provisionalDriftThreshold: unknown field(s) ratio',
+    ],
     [{ exportSources: '[{"tenant":"acme"' }, 'exportSources: not valid JSON'],
     [
       { exportSources: '{"tenant":"acme"}' },

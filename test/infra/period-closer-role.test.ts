@@ -88,6 +88,14 @@ describe('period closer role (stateful stack)', () => {
       Resource: ledgerTableArn,
       Condition: onPartitions('EXPORT#*'),
     });
+    // `reconcile --period` before a close: the stored RECON# records, read only.
+    expect(bySid(statements, 'ReadReconciliationRecords')).toEqual({
+      Sid: 'ReadReconciliationRecords',
+      Effect: 'Allow',
+      Action: 'dynamodb:Query',
+      Resource: ledgerTableArn,
+      Condition: onPartitions('RECON#*'),
+    });
     const dynamoActions = statements
       .flatMap((statement) => [statement.Action].flat())
       .filter((action) => String(action).startsWith('dynamodb:'));
@@ -96,6 +104,7 @@ describe('period closer role (stateful stack)', () => {
       'dynamodb:ConditionCheckItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:Query',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
     ]);
@@ -143,6 +152,7 @@ describe('period closer role (stateful stack)', () => {
       'CloseReopenAndVoidInAccountPeriods',
       'PinCurrentExportSnapshots',
       'ReadAccountPeriods',
+      'ReadReconciliationRecords',
       'ReadStageStackOutputs',
       'UseTableKeyThroughDynamoDb',
     ]);

@@ -56,6 +56,32 @@ describe('nightly reconciliation (config reconciliation*)', () => {
     });
   });
 
+  it('takes the provider from config: Cost Explorer by default, or the invoices of the listed billing accounts', () => {
+    const fnOf = (t: ReturnType<typeof synth>['statelessTemplate']) =>
+      t.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: 'billing-dedup-dev-reconciliation',
+        Environment: {
+          Variables: Match.objectLike({ RECONCILIATION_PROVIDER: 'cost-explorer' }),
+        },
+      });
+    fnOf(synth().statelessTemplate);
+    synth({
+      reconciliationProvider: 'invoicing',
+      reconciliationInvoiceAccounts: '123456789012,210987654321',
+    }).statelessTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'billing-dedup-dev-reconciliation',
+      Environment: {
+        Variables: Match.objectLike({
+          RECONCILIATION_PROVIDER: 'invoicing',
+          RECONCILIATION_INVOICE_ACCOUNTS: '123456789012,210987654321',
+        }),
+      },
+    });
+    expect(() => synth({ reconciliationProvider: 'invoicing' })).toThrow(
+      'reconciliationProvider: "invoicing" sums the invoices of the billing accounts in reconciliationInvoiceAccounts',
+    );
+  });
+
   it('is off with reconciliation=false: no schedule, no function', () => {
     const { statelessTemplate: t } = synth({ reconciliation: false });
     t.resourceCountIs('AWS::Scheduler::Schedule', 0);

@@ -23,6 +23,9 @@ import { exportDiffKey, exportDiffMessage, type ExportDiffMessage } from './diff
 import type { LateCorrectionDeps } from './late-correction-pass';
 import type { LateCorrectionRecord } from './late-corrections';
 import type { ExportTask } from './plan';
+import type { Tolerance } from '../reconciliation/compare';
+import type { DriftSummary } from './provisional-drift';
+import { recordProvisionalDrift, type DriftStorePort } from './provisional-drift-pass';
 import type { ExportRow } from './rows';
 import {
   runExportTask,
@@ -73,7 +76,15 @@ export interface TaskBatchOptions {
   periodSources?: PeriodSourcesPort;
   /** The chunk queue's maxReceiveCount (absent: no receive is known to be the last). */
   maxReceiveCount?: number;
+  /**
+   * Records stream-versus-export drift at each switch that supersedes stream charges and notifies it
+   * above `threshold` (config `provisionalDriftThreshold`); absent: no drift is recorded.
+   */
+  provisionalDrift?: { store: DriftStorePort; threshold: Tolerance };
 }
+
+/** Account partitions the drift pass of one switch reads at once. */
+const DRIFT_CONCURRENCY = 8;
 
 export const DEFAULT_RESERVE_MS = 10_000;
 
@@ -200,6 +211,36 @@ const runUntilLastReceive = async (
   }
 };
 
+const driftNote = (drift: DriftSummary | undefined): string =>
+  drift && drift.accounts > 0
+    ? `, provisional drift: ${drift.accounts} account-period(s), ${drift.above} above the threshold, ${drift.notified} notified`
+    : '';
+
+/** The drift pass of a switch that made `ref` current and supersedes `provider`'s stream charges. */
+const driftAfterSwitch = (
+  options: TaskBatchOptions,
+  ref: ExecutionRef,
+  switched: SwitchOutcome | undefined,
+  provider: string | undefined,
+  shadowedBy: string | undefined,
+): Promise<DriftSummary> | undefined =>
+  switched?.outcome === 'current' && provider !== undefined && options.provisionalDrift
+    ? recordProvisionalDrift(
+        {
+          store: options.provisionalDrift.store,
+          notifier: options.notifier,
+          threshold: options.provisionalDrift.threshold,
+          concurrency: DRIFT_CONCURRENCY,
+        },
+        ref,
+        {
+          switchedAt: switched.switchedAt,
+          provider,
+          ...(shadowedBy ? { shadowedBy } : {}),
+        },
+      )
+    : undefined;
+
 const correctionsNote = (record: LateCorrectionRecord | undefined): string =>
   record
     ? `, closed-period corrections: ${record.booked} booked, ${record.rejected.length} rejected`
@@ -259,6 +300,13 @@ export const processTaskBatch = (
           options,
           shadowing?.shadowedBy[0],
         );
+        const drift = await driftAfterSwitch(
+          options,
+          message.ref,
+          report.switched,
+          supersedes,
+          shadowing?.shadowedBy[0],
+        );
         refuseLateCorrections(message.ref, report.corrections);
         const note = shadowing ? shadowingNote(shadowing) : '';
         const hash = `${message.ref.executionId}#${message.task.index}`;
@@ -269,10 +317,11 @@ export const processTaskBatch = (
           evidence: { tenant: message.ref.tenant, period: message.ref.period },
           reason: `${report.committed} committed, ${report.alreadyCommitted} already committed${
             report.switched ? `, ${report.switched.outcome}` : ''
-          }${notified > 0 ? `, ${notified} notified` : ''}${correctionsNote(report.corrections)}${
+          }${notified > 0 ? `, ${notified} notified` : ''}${driftNote(drift)}${correctionsNote(report.corrections)}${
             note === '' ? '' : `, ${note}`
           }`,
           ...(shadowing?.shadowedBy[0] ? { shadowedBy: shadowing.shadowedBy[0] } : {}),
+          ...(drift && drift.accounts > 0 ? { provisionalDrift: drift } : {}),
         };
       },
     },

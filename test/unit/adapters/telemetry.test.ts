@@ -1,6 +1,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { EXECUTION_REUSED_METRIC, EXPORT_SHADOWED_METRIC } from '../../../contract/telemetry';
+import {
+  EXECUTION_REUSED_METRIC,
+  EXPORT_SHADOWED_METRIC,
+  PROVISIONAL_DRIFT_METRICS,
+} from '../../../contract/telemetry';
 import { createTelemetry, reportBatch, type Telemetry } from '../../../lambda/adapters/telemetry';
 
 describe('reportBatch', () => {
@@ -25,6 +29,41 @@ describe('reportBatch', () => {
     expect(lines).toHaveBeenCalledWith(
       'record',
       expect.objectContaining({ messageId: 'm-1', shadowedBy: 'exports/acme/focus' }),
+    );
+  });
+
+  it('publishes the drift of a switch that superseded stream charges: largest figure, largest ratio in percent, count above', () => {
+    const telemetry: Telemetry = {
+      logger: new Logger({ serviceName: 'test' }),
+      metrics: new Metrics({ namespace: 'Test', serviceName: 'test' }),
+    };
+    const metrics = jest.spyOn(telemetry.metrics, 'addMetric');
+    jest
+      .spyOn(telemetry.metrics, 'publishStoredMetrics')
+      .mockImplementation(() => telemetry.metrics);
+    jest.spyOn(telemetry.logger, 'info').mockImplementation(() => undefined);
+    reportBatch(telemetry, 'export-chunks', {
+      batchItemFailures: [],
+      results: [
+        {
+          messageId: 'm-1',
+          outcome: 'applied',
+          provisionalDrift: {
+            accounts: 3,
+            above: 1,
+            notified: 1,
+            largestDifference: '2.5',
+            largestRatio: '0.0125',
+          },
+        },
+        { messageId: 'm-2', outcome: 'applied' },
+      ],
+    });
+    expect(metrics).toHaveBeenCalledWith(PROVISIONAL_DRIFT_METRICS.difference, 'None', 2.5);
+    expect(metrics).toHaveBeenCalledWith(PROVISIONAL_DRIFT_METRICS.percent, 'Percent', 1.25);
+    expect(metrics).toHaveBeenCalledWith(PROVISIONAL_DRIFT_METRICS.above, 'Count', 1);
+    expect(metrics.mock.calls.filter(([name]) => name.startsWith('provisionalDrift'))).toHaveLength(
+      3,
     );
   });
 

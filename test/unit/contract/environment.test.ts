@@ -49,6 +49,8 @@ const everySetting: Required<ConsumerEnvironment> = {
   exportParquetRowsPerTask: 5000,
   exportChunkMaxReceiveCount: 20,
   additiveSources: 'internal,gcp',
+  provisionalDriftPercent: '2.5',
+  provisionalDriftFloor: '0.50',
   totalShards: 4,
   lateChargePolicy: 'reject',
   autoCloseAfterDays: 5,
@@ -97,6 +99,7 @@ describe('consumer environment contract', () => {
     expect(chunkWorkerSettings(env)).toEqual({
       threshold: '0.50',
       additiveSources: ['internal', 'gcp'],
+      driftThreshold: { ratio: '0.025', floor: '0.5' },
       subChunkRows: 1000,
       notificationsTopicArn: everySetting.notificationsTopicArn,
       maxReceiveCount: 20,
@@ -106,6 +109,20 @@ describe('consumer environment contract', () => {
   it('refuses an export diff threshold that is not an exact decimal ≥ 0, naming the variable', () => {
     const env = consumerEnvironment({ ...everySetting, exportDiffThreshold: '-1' });
     expect(() => chunkWorkerSettings(env)).toThrow(/EXPORT_DIFF_THRESHOLD/);
+  });
+
+  it('defaults the drift threshold to 1 % and 1; refuses one that is not an exact decimal ≥ 0, naming the variable', () => {
+    const env = consumerEnvironment({
+      ...everySetting,
+      provisionalDriftPercent: undefined,
+      provisionalDriftFloor: undefined,
+    });
+    expect(chunkWorkerSettings(env).driftThreshold).toEqual({ ratio: '0.01', floor: '1' });
+    expect(() =>
+      chunkWorkerSettings(consumerEnvironment({ ...everySetting, provisionalDriftFloor: '-1' })),
+    ).toThrow(
+      'Environment variable PROVISIONAL_DRIFT_FLOOR must be an exact decimal ≥ 0, got "-1"',
+    );
   });
 
   it('writes one variable per given setting, under its contract name, as a string', () => {
