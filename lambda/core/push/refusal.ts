@@ -1,7 +1,8 @@
 /**
  * Why a push or ingest request is not accepted, and the status that tells the sender what to do:
  * 401 no valid credential, 403 a valid credential that does not bind this tenant or endpoint, 400 an
- * authenticated sender's body we cannot read (retrying it cannot help), 413 too large, 429 throttled.
+ * authenticated sender's body we cannot read (retrying it cannot help), 409 an idempotency key reused
+ * with another body, 413 too large, 429 throttled.
  */
 export type RefusalReason =
   | 'missing-credential'
@@ -15,12 +16,13 @@ export type RefusalReason =
   | 'wrong-secret'
   | 'tenant-mismatch'
   | 'malformed-body'
+  | 'key-reused'
   | 'too-large'
   | 'throttled';
 
 export interface Refusal {
   readonly ok: false;
-  readonly status: 400 | 401 | 403 | 413 | 429;
+  readonly status: 400 | 401 | 403 | 409 | 413 | 429;
   readonly reason: RefusalReason;
   readonly detail: string;
 }
