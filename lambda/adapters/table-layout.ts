@@ -273,3 +273,9 @@ export const apiKeyItemKey = (keyHash: string): { pk: string; sk: string } => ({
   pk: `${API_KEY_PREFIX}${keyHash}`,
   sk: 'API_KEY',
 });
+
+/** Ledger table: the SHA-256 of a tenant's Azure action-group webhook token. */
+export const webhookSecretItemKey = (tenant: string): { pk: string; sk: string } => ({
+  pk: `WEBHOOK_SECRET#azure#${tenant}`,
+  sk: 'WEBHOOK_SECRET',
+});

@@ -1,7 +1,7 @@
 /** Pub/Sub push bodies and Azure webhooks → the publication (topic, message, attributes) or a 400/403. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { verifyAzureSecret } from '../../../lambda/core/push/azure-secret';
+import { secretHash, verifyAzureSecret } from '../../../lambda/core/push/azure-secret';
 import { planAzureWebhook } from '../../../lambda/core/push/azure-body';
 import { planPubSubPush } from '../../../lambda/core/push/pubsub-body';
 
@@ -142,11 +142,14 @@ describe('Azure webhooks', () => {
 });
 
 describe('Azure secret token', () => {
-  const secrets: Record<string, string> = { acme: 's3cret-acme', globex: 's3cret-globex' };
-  const secretOf = (tenant: string) => secrets[tenant];
+  const hashes: Record<string, string> = {
+    acme: secretHash('s3cret-acme'),
+    globex: secretHash('s3cret-globex'),
+  };
+  const secretOf = (tenant: string): string | undefined => hashes[tenant];
 
   it('the tenant’s token is accepted', () => {
-    expect(verifyAzureSecret('acme', 's3cret-acme', secretOf)).toMatchObject({
+    expect(verifyAzureSecret('acme', 's3cret-acme', secretOf('acme'))).toMatchObject({
       ok: true,
       tenant: 'acme',
     });
@@ -159,7 +162,7 @@ describe('Azure secret token', () => {
     ['another tenant’s token', 'acme', 's3cret-globex', 'wrong-secret'],
     ['an unknown tenant', 'initech', 's3cret-acme', 'wrong-secret'],
   ])('%s → 401', (_name, tenant, token, reason) => {
-    expect(verifyAzureSecret(tenant, token, secretOf)).toMatchObject({
+    expect(verifyAzureSecret(tenant, token, secretOf(tenant))).toMatchObject({
       ok: false,
       status: 401,
       reason,
