@@ -78,7 +78,6 @@ export const createPushEndpointHandler = (
     onRefused: (route, refusal) => {
       logger.warn('push refused', { route, ...refusal });
       if (!isAuthRefusal(refusal)) return;
-      metrics.addDimension('route', route);
       metrics.addMetric(REFUSED_AUTH_METRIC, MetricUnit.Count, 1);
       metrics.publishStoredMetrics();
     },
