@@ -26,6 +26,8 @@ export interface PushEndpointConfig {
   readonly azureTenants?: readonly string[];
   /** The usage ingest API (`/v1/events`). */
   readonly ingest?: boolean;
+  /** Ingest API requests per minute per API key, answered 429 with Retry-After above it. */
+  readonly ingestPerMinute?: number;
   readonly maxBodyBytes?: number;
   /** Stage throttling of the HTTP API (requests per second, burst), answered 429. */
   readonly ratePerSecond?: number;
@@ -38,6 +40,7 @@ const FIELDS = [
   'pubsub',
   'azureTenants',
   'ingest',
+  'ingestPerMinute',
   'maxBodyBytes',
   'ratePerSecond',
   'burst',
@@ -117,6 +120,7 @@ export const parsePushEndpoint = (value: unknown): PushEndpointConfig | undefine
     pubsub: parsePubSub(value.pubsub),
     azureTenants: azure as string[] | undefined,
     ingest: value.ingest,
+    ingestPerMinute: whole(value.ingestPerMinute, 'ingestPerMinute', 1, 1_000_000),
     maxBodyBytes: whole(value.maxBodyBytes, 'maxBodyBytes', 1024, 6 * 1024 * 1024),
     ratePerSecond: whole(value.ratePerSecond, 'ratePerSecond', 1, 10_000),
     burst: whole(value.burst, 'burst', 1, 5_000),

@@ -279,3 +279,7 @@ export const webhookSecretItemKey = (tenant: string): { pk: string; sk: string }
   pk: `WEBHOOK_SECRET#azure#${tenant}`,
   sk: 'WEBHOOK_SECRET',
 });
+
+/** Dedup table: the ingest API requests of one API key (tenant#source) in the minute from `start`. */
+export const rateWindowItemKey = (scope: string, start: number): string =>
+  `ingest-rate#${scope}#${start}`;

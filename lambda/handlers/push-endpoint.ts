@@ -13,6 +13,7 @@ import {
 } from '../../contract/push-endpoint';
 import { DynamoCredentials } from '../adapters/api-keys';
 import { DynamoIngestKeys } from '../adapters/ingest-keys';
+import { DynamoRateCounter } from '../adapters/rate-counter';
 import { snsPublisher } from '../adapters/sns-publications';
 import { createTelemetry } from '../adapters/telemetry';
 import { handlePush, type PushDeps, type PushRequest } from '../core/push/route';
@@ -72,6 +73,14 @@ export const createPushEndpointHandler = (
             }),
             publish,
           },
+          ...(config.ingestPerMinute !== undefined
+            ? {
+                rateLimit: {
+                  perMinute: config.ingestPerMinute,
+                  counter: new DynamoRateCounter(clients.dynamo, required(env, ENV.dedupTableName)),
+                },
+              }
+            : {}),
         }
       : undefined,
     publish,

@@ -96,7 +96,9 @@ export class PushEndpoint extends Construct {
       sid: 'IdempotencyKeys',
       actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       resources: [props.dedupTable.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ingest-key#*'] } },
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ingest-key#*', 'ingest-rate#*'] },
+      },
     });
     add({
       sid: 'UseTableKeyThroughDynamoDb',

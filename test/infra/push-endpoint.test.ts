@@ -74,7 +74,11 @@ describe('push endpoint (config pushEndpoint)', () => {
           }),
           Match.objectLike({
             Sid: 'IdempotencyKeys',
-            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ingest-key#*'] } },
+            Condition: {
+              'ForAllValues:StringLike': {
+                'dynamodb:LeadingKeys': ['ingest-key#*', 'ingest-rate#*'],
+              },
+            },
           }),
           Match.objectLike({ Sid: 'PublishToTopics', Action: 'sns:Publish' }),
         ]),

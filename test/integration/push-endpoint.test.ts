@@ -47,13 +47,19 @@ beforeAll(async () => {
     );
   await put(apiKeyItemKey(apiKeyHash(API_KEY)), { tenant: 'acme', source: 'metering' });
   await put(webhookSecretItemKey('acme'), { secretHash: secretHash(AZURE_TOKEN) });
-  handle = createPushEndpointHandler(
+  handle = handlerWith({});
+});
+afterAll(() => dynamo.destroy());
+
+const handlerWith = (extra: Record<string, unknown>) =>
+  createPushEndpointHandler(
     {
       [PUSH_ENV.config]: JSON.stringify({
         pubsub: { audience: AUDIENCE, serviceAccounts: { [ACME_SA]: 'acme' } },
         azureTenants: ['acme'],
         ingest: true,
         maxBodyBytes: 4096,
+        ...extra,
       }),
       [PUSH_ENV.alertsTopicArn]: 'arn:aws:sns:us-east-1:123456789012:alerts',
       [PUSH_ENV.costTopicArn]: 'arn:aws:sns:us-east-1:123456789012:cost-events.fifo',
@@ -65,8 +71,6 @@ beforeAll(async () => {
     },
     { dynamo, sns, keys: google.resolver },
   );
-});
-afterAll(() => dynamo.destroy());
 beforeEach(() => {
   snsMock.reset();
   snsMock.on(PublishBatchCommand).resolves({ Successful: [{ Id: '0' }], Failed: [] });
@@ -77,6 +81,7 @@ const request = (
   body: unknown,
   headers: Record<string, string> = {},
   query?: Record<string, string>,
+  timeEpoch = Date.now(),
 ): APIGatewayProxyEventV2 =>
   ({
     rawPath,
@@ -84,11 +89,11 @@ const request = (
     queryStringParameters: query,
     body: typeof body === 'string' ? body : JSON.stringify(body),
     isBase64Encoded: false,
-    requestContext: { http: { method: 'POST' }, timeEpoch: Date.now() },
+    requestContext: { http: { method: 'POST' }, timeEpoch },
   }) as unknown as APIGatewayProxyEventV2;
 
-const send = async (specPath: string, event: APIGatewayProxyEventV2) => {
-  const answer = (await handle(event)) as APIGatewayProxyStructuredResultV2;
+const send = async (specPath: string, event: APIGatewayProxyEventV2, via = handle) => {
+  const answer = (await via(event)) as APIGatewayProxyStructuredResultV2;
   const observed = {
     statusCode: answer.statusCode ?? 0,
     headers: (answer.headers ?? {}) as Record<string, string>,
@@ -219,5 +224,41 @@ describe('/v1/events', () => {
     expect(
       (await send('/v1/events', request('/v1/events', event, { 'x-api-key': API_KEY }))).statusCode,
     ).toBe(400);
+  });
+});
+
+describe('/v1/events rate limit per API key', () => {
+  const event = (n: number) => ({
+    eventId: `burst-${n}`,
+    accountId: '200000000011',
+    chargePeriodStart: '2026-11-27T00:00:00Z',
+    chargeCategory: 'usage',
+    amount: '1',
+    currency: 'USD',
+  });
+
+  it('over ingestPerMinute: 429 with Retry-After to the next minute, nothing recorded; then accepted', async () => {
+    const limited = handlerWith({ ingestPerMinute: 2 });
+    const minute = Math.floor(Date.now() / 60_000) * 60_000 + 17 * 60_000;
+    const at = minute + 45_000;
+    const post = (n: number, time: number) =>
+      send(
+        '/v1/events',
+        request(
+          '/v1/events',
+          event(n),
+          { 'x-api-key': API_KEY, 'idempotency-key': `burst-${minute}-${n}` },
+          undefined,
+          time,
+        ),
+        limited,
+      );
+    expect((await post(1, at)).statusCode).toBe(202);
+    expect((await post(2, at)).statusCode).toBe(202);
+    const over = await post(3, at);
+    expect(over.statusCode).toBe(429);
+    expect(over.headers['retry-after']).toBe('15');
+    expect(snsMock.commandCalls(PublishBatchCommand)).toHaveLength(2);
+    expect((await post(3, minute + 60_000)).statusCode).toBe(202);
   });
 });

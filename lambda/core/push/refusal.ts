@@ -25,6 +25,8 @@ export interface Refusal {
   readonly status: 400 | 401 | 403 | 409 | 413 | 429;
   readonly reason: RefusalReason;
   readonly detail: string;
+  /** 429: when the sender may try again. */
+  readonly retryAfterSeconds?: number;
 }
 
 export const refuse = (

@@ -11,6 +11,7 @@
 import type { ApiKeyStore } from '../ingest/api-key';
 import { apiKeyHash, presentedApiKey } from '../ingest/api-key';
 import { ingestEvents, type IngestPorts } from '../ingest/ingest';
+import { rateWindowAt, throttled, type RateCounter } from '../ingest/rate-limit';
 import { parseJsonExact } from '../json';
 import { planAzureWebhook } from './azure-body';
 import { verifyAzureSecret } from './azure-secret';
@@ -43,7 +44,12 @@ export interface PushDeps {
   readonly pubsub?: PubSubTokenPolicy;
   /** The SHA-256 (hex) of a tenant's Azure webhook token. */
   readonly azureSecretHashOf?: (tenant: string) => Promise<string | undefined>;
-  readonly ingest?: { readonly apiKeys: ApiKeyStore; readonly ports: IngestPorts };
+  readonly ingest?: {
+    readonly apiKeys: ApiKeyStore;
+    readonly ports: IngestPorts;
+    /** Requests per minute per API key (tenant and source); absent: no per-key limit. */
+    readonly rateLimit?: { readonly perMinute: number; readonly counter: RateCounter };
+  };
   publish(publications: readonly Publication[]): Promise<void>;
   /** Every refusal, for the logs and the refused-auth metric. */
   onRefused(route: PushRoute | 'unknown', refusal: Refusal): void;
@@ -63,11 +69,17 @@ const answer = (
 });
 
 const refusalAnswer = (refusal: Refusal & { key?: string }): PushAnswer =>
-  answer(refusal.status, {
-    error: refusal.reason,
-    message: refusal.detail,
-    ...(refusal.key !== undefined ? { idempotencyKey: refusal.key } : {}),
-  });
+  answer(
+    refusal.status,
+    {
+      error: refusal.reason,
+      message: refusal.detail,
+      ...(refusal.key !== undefined ? { idempotencyKey: refusal.key } : {}),
+    },
+    refusal.retryAfterSeconds !== undefined
+      ? { 'retry-after': String(refusal.retryAfterSeconds) }
+      : {},
+  );
 
 const parseBody = (text: string): { value: unknown } | Refusal => {
   try {
@@ -125,6 +137,13 @@ const handleRoute = async (
   if (key === undefined) return refuse(401, 'missing-credential', 'no API key');
   const caller = await ingest.apiKeys.bindingOf(apiKeyHash(key));
   if (caller === undefined) return refuse(401, 'wrong-secret', 'unknown API key');
+  const limit = ingest.rateLimit;
+  if (limit !== undefined) {
+    const window = rateWindowAt(request.receivedAt.getTime());
+    const scope = `${caller.tenant}#${caller.source}`;
+    if (!(await limit.counter.take(scope, window, limit.perMinute)))
+      return throttled(window, limit.perMinute);
+  }
   const body = parseBody(request.body);
   if (!('value' in body)) return body;
   const result = await ingestEvents(
