@@ -9,13 +9,14 @@ const shared = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': 'ts-jest',
-    // hyparquet and hyparquet-writer ship only ES modules; jest's CommonJS runtime needs them transformed.
-    '/node_modules/hyparquet[^/]*/.+\\.js$': [
+    // hyparquet, hyparquet-writer and jose's web build ship only ES modules; jest's CommonJS runtime
+    // needs them transformed.
+    '/node_modules/(?:hyparquet[^/]*|jose)/.+\\.js$': [
       'babel-jest',
       { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!hyparquet)'],
+  transformIgnorePatterns: ['/node_modules/(?!hyparquet|jose/)'],
   setupFiles: ['<rootDir>/test/support/quiet-telemetry.ts'],
 };
 

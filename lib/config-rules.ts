@@ -39,6 +39,7 @@ import {
   DEFAULT_RECONCILIATION_TOLERANCE_PERCENT,
   RECONCILIATION_ENV,
 } from '../contract/reconciliation';
+import { parsePushEndpoint, type PushEndpointConfig } from '../contract/push-endpoint';
 import { parseTenants, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThresholdText } from '../contract/threshold';
 import { parseDataExports, type DataExportConfig } from './data-export-config';
@@ -555,6 +556,18 @@ export const CONFIG_RULES = {
     defaultDoc: 'none',
     doc: `the billing accounts whose invoices the \`invoicing\` provider sums (\`${RECONCILIATION_ENV.invoiceAccounts}\`); required with it`,
   }),
+  pushEndpoint: rule<PushEndpointConfig | undefined>({
+    parser: jsonValue(
+      'JSON object `{"pubsub"?: {"audience", "serviceAccounts": {email: tenant}}, "azureTenants"?: [tenant], "ingest"?: true, "ingestPerMinute"?, "maxBodyBytes"?, "ratePerSecond"?, "burst"?, "refusedAuthAlarmPerFiveMinutes"?}`',
+      parsePushEndpoint,
+    ),
+    default: undefined,
+    defaultDoc: 'unset (no endpoint)',
+    doc:
+      "an HTTP API that takes Google Pub/Sub pushes (OIDC token of a tenant's service account), Azure action-group " +
+      'webhooks (per-tenant token) and the usage ingest API (API key + Idempotency-Key) and publishes them to the ' +
+      'topics; see docs/push-endpoint.md',
+  }),
 } as const satisfies Record<string, ConfigRule<unknown>>;
 
 export type ConfigKey = keyof typeof CONFIG_RULES;
@@ -626,6 +639,17 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
         ? 'costEventsPublishers: with tenants configured the shared cost-events topic exists only with ' +
           'trustedCostTopic=true; move these publishers into tenants[].publishers, or set trustedCostTopic=true ' +
           'if they are trusted internal producers that may book for any tenant'
+        : undefined,
+  },
+  {
+    keys: ['pushEndpoint', 'tenants', 'trustedCostTopic'],
+    problem: (c) =>
+      (c.pushEndpoint?.ingest || c.pushEndpoint?.pubsub) &&
+      c.tenants.length > 0 &&
+      !c.trustedCostTopic
+        ? 'pushEndpoint: the ingest API and Pub/Sub pushes publish cost events to the shared cost-events topic ' +
+          '(tenant from the credential), which exists with tenants only with trustedCostTopic=true; set ' +
+          'trustedCostTopic=true, or keep only azureTenants'
         : undefined,
   },
   {

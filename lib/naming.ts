@@ -21,6 +21,7 @@ export const RESERVED_STAGE_WORDS = [
   'operations',
   'ops',
   'period',
+  'push',
   'reconciliation',
   'stateful',
   'stateless',

@@ -13,6 +13,7 @@ import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { DlqOperatorRole } from './constructs/dlq-operator-role';
 import { OpsDashboard, addProvisionalDriftRow } from './constructs/ops-dashboard';
 import { PeriodAutoClose } from './constructs/period-auto-close';
+import { addPushEndpoint } from './constructs/push-endpoint';
 import { addReconciliation } from './constructs/reconciliation';
 import type { QueueConsumer } from './constructs/queue-consumer';
 import { tenantTopicArnLike } from './constructs/tenant-topics';
@@ -155,6 +156,17 @@ export class StatelessStack extends Stack {
       this.alarms.push(autoClose.alarm);
     }
     const reconciliation = addReconciliation(this, config, { ...props, ...defaults.consumer });
+    const push = addPushEndpoint(this, config, {
+      alertsTopic: this.streamTopics[ALERT_STREAM] as sns.Topic,
+      costTopic: this.streamTopics[COST_STREAM],
+      opsTopic: this.opsTopic,
+      ledgerTable: props.ledgerTable,
+      dedupTable: props.dedupTable,
+      dataKeyArn: props.dataKey.keyArn,
+      messagingKeyArn: messagingKey.keyArn,
+      ...defaults.consumer,
+    });
+    if (push) this.alarms.push(push.refusedAuthAlarm);
     topics.allowAlarms();
     this.dlqOperatorRole.allowOperations(allPipelines, messagingKey, [
       this.stackId,

@@ -276,3 +276,23 @@ export const ledgerLayout = (): LedgerLayout => ({
   },
   maxGroupSize: Math.floor(DYNAMO_LIMITS.transactionItems / ITEMS_PER_COMMIT),
 });
+
+/** Dedup table: an ingest API idempotency key (already scoped by tenant and source). */
+export const ingestKeyItemKey = (scopedKey: string): string => `ingest-key#${scopedKey}`;
+
+/** Ledger table: an ingest API key, by the SHA-256 of the key (the key itself is never stored). */
+export const API_KEY_PREFIX = 'API_KEY#';
+export const apiKeyItemKey = (keyHash: string): { pk: string; sk: string } => ({
+  pk: `${API_KEY_PREFIX}${keyHash}`,
+  sk: 'API_KEY',
+});
+
+/** Ledger table: the SHA-256 of a tenant's Azure action-group webhook token. */
+export const webhookSecretItemKey = (tenant: string): { pk: string; sk: string } => ({
+  pk: `WEBHOOK_SECRET#azure#${tenant}`,
+  sk: 'WEBHOOK_SECRET',
+});
+
+/** Dedup table: the ingest API requests of one API key (tenant#source) in the minute from `start`. */
+export const rateWindowItemKey = (scope: string, start: number): string =>
+  `ingest-rate#${scope}#${start}`;

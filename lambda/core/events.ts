@@ -52,6 +52,8 @@ export type AlertFormat =
   | 'aws-budgets'
   | 'cost-anomaly'
   | 'cost-anomaly-event'
+  | 'azure-budget'
+  | 'azure-cost-alert'
   | 'canonical';
 export type Severity = 'info' | 'warning' | 'critical';
 

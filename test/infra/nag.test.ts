@@ -56,6 +56,19 @@ describe('cdk-nag AwsSolutions', () => {
         dataExports: [{ prefix: 'acme/', name: 'acme-cur2', table: 'cur2' }],
       },
     ],
+    [
+      'push endpoint (Pub/Sub, Azure, ingest API)',
+      {
+        pushEndpoint: {
+          pubsub: {
+            audience: 'https://push.example.com/pubsub',
+            serviceAccounts: { 'billing-push@acme.iam.gserviceaccount.com': 'acme' },
+          },
+          azureTenants: ['acme'],
+          ingest: true,
+        },
+      },
+    ],
   ] as const) {
     describe(name, () => {
       let s: Synthesized;

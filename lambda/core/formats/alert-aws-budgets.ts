@@ -81,12 +81,13 @@ export const readLabels = (lines: readonly string[]): Map<string, string> => {
   return labels;
 };
 
-interface Money {
+export interface Money {
   value: string;
   currency?: string;
 }
 
-const parseMoney = (text: string, field: string): Money => {
+/** `$1,234.50`, `1234.5 USD`, `€12`: the decimal and the currency its symbol or code names. */
+export const parseMoney = (text: string, field: string): Money => {
   const match = MONEY.exec(text.trim());
   if (!match?.groups)
     return fail('invalid-field', field, `not an amount: ${JSON.stringify(text.slice(0, 40))}`);

@@ -1,7 +1,7 @@
 /**
  * Alerts: detect the format of one decoded message by its shape and normalize it.
  * Plain text is an AWS Budgets notification or nothing; a JSON object is a GCP budget or anomaly
- * notification (any of their three wrappings), an AWS Cost Anomaly Detection alert (SNS) or event
+ * notification (any of their three wrappings), an Azure budget alert (AIP or common alert schema), an AWS Cost Anomaly Detection alert (SNS) or event
  * (EventBridge) or our canonical alert, detected by shape (`dispatch.ts`). A message over its format's size cap is
  * rejected (`too-large`) before it is parsed; text is measured before detection, JSON once its format
  * is known.
@@ -9,6 +9,12 @@
 import { fail } from '../errors';
 import type { AlertEvent, AlertFormat, DecodedRecord } from '../events';
 import { looksAwsBudgets, parseAwsBudgets } from './alert-aws-budgets';
+import {
+  looksAzureBudget,
+  looksAzureCostAlert,
+  parseAzureBudget,
+  parseAzureCostAlert,
+} from './alert-azure-budget';
 import { looksCanonicalAlert, parseCanonicalAlert } from './alert-canonical';
 import { looksCostAnomaly, parseCostAnomaly } from './alert-cost-anomaly';
 import { looksCostAnomalyEvent, parseCostAnomalyEvent } from './alert-cost-anomaly-event';
@@ -22,6 +28,8 @@ const JSON_FORMATS: readonly FormatParser<AlertFormat, AlertEvent>[] = [
   { format: 'gcp-anomaly', looks: looksGcpAnomaly, parse: parseGcpAnomaly },
   { format: 'cost-anomaly', looks: looksCostAnomaly, parse: parseCostAnomaly },
   { format: 'cost-anomaly-event', looks: looksCostAnomalyEvent, parse: parseCostAnomalyEvent },
+  { format: 'azure-budget', looks: looksAzureBudget, parse: parseAzureBudget },
+  { format: 'azure-cost-alert', looks: looksAzureCostAlert, parse: parseAzureCostAlert },
   { format: 'canonical', looks: looksCanonicalAlert, parse: parseCanonicalAlert },
 ];
 
@@ -35,6 +43,8 @@ export const ALERT_MAX_BYTES: Readonly<Record<AlertFormat, number>> = {
   'gcp-anomaly': 64 * 1024,
   'cost-anomaly': 64 * 1024,
   'cost-anomaly-event': 64 * 1024,
+  'azure-budget': 32 * 1024,
+  'azure-cost-alert': 64 * 1024,
   canonical: 32 * 1024,
 };
 
@@ -44,6 +54,8 @@ const FORMAT_NAMES: Readonly<Record<AlertFormat, string>> = {
   'gcp-anomaly': 'a GCP cost anomaly notification',
   'cost-anomaly': 'a Cost Anomaly Detection alert',
   'cost-anomaly-event': 'a Cost Anomaly Detection EventBridge event',
+  'azure-budget': 'an Azure budget notification',
+  'azure-cost-alert': 'an Azure common-schema cost alert',
   canonical: 'a canonical alert',
 };
 
@@ -57,7 +69,7 @@ const requireWithinCap = (format: AlertFormat, bytes: number): void => {
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 const UNKNOWN =
-  'not a GCP budget or anomaly notification, AWS Budgets notification, Cost Anomaly Detection alert or event, or canonical alert';
+  'not a GCP budget or anomaly notification, Azure budget alert, AWS Budgets notification, Cost Anomaly Detection alert or event, or canonical alert';
 
 export const parseAlertEvent = (decoded: DecodedRecord): AlertEvent => {
   const { message, attributes } = decoded;

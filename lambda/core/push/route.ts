@@ -1,0 +1,186 @@
+/**
+ * The push endpoint's routes, transport-free: a request (method, path, lower-cased headers, query, body
+ * text) → an answer. Every route authenticates first (the tenant comes from the credential), then reads
+ * the body; a 2xx is returned only once the publication succeeded — a publishing error propagates and
+ * the handler answers 5xx, so Pub/Sub, Azure and producers retry.
+ *
+ *   POST /pubsub            Pub/Sub push, OIDC token (`pubsub-token.ts`)
+ *   POST /azure/{tenant}    Azure action-group webhook, `?token=` secret (`azure-secret.ts`)
+ *   POST /v1/events         usage ingest API, API key + Idempotency-Key (`../ingest/ingest.ts`)
+ */
+import type { ApiKeyStore } from '../ingest/api-key';
+import { apiKeyHash, presentedApiKey } from '../ingest/api-key';
+import { ingestEvents, type IngestPorts } from '../ingest/ingest';
+import { rateWindowAt, throttled, type RateCounter } from '../ingest/rate-limit';
+import { parseJsonExact } from '../json';
+import { planAzureWebhook } from './azure-body';
+import { verifyAzureSecret } from './azure-secret';
+import type { Publication } from './publication';
+import { planPubSubPush } from './pubsub-body';
+import { verifyPubSubToken, type PubSubTokenPolicy } from './pubsub-token';
+import { refuse, type Refusal } from './refusal';
+
+export interface PushRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Header names lower-cased. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly query: Readonly<Record<string, string | undefined>>;
+  readonly body: string;
+  readonly receivedAt: Date;
+}
+
+export interface PushAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export type PushRoute = 'pubsub' | 'azure' | 'ingest';
+
+export interface PushDeps {
+  readonly maxBodyBytes: number;
+  /** Absent: the route answers 404 (not configured). */
+  readonly pubsub?: PubSubTokenPolicy;
+  /** The SHA-256 (hex) of a tenant's Azure webhook token. */
+  readonly azureSecretHashOf?: (tenant: string) => Promise<string | undefined>;
+  readonly ingest?: {
+    readonly apiKeys: ApiKeyStore;
+    readonly ports: IngestPorts;
+    /** Requests per minute per API key (tenant and source); absent: no per-key limit. */
+    readonly rateLimit?: { readonly perMinute: number; readonly counter: RateCounter };
+  };
+  publish(publications: readonly Publication[]): Promise<void>;
+  /** Every refusal, for the logs and the refused-auth metric. */
+  onRefused(route: PushRoute | 'unknown', refusal: Refusal): void;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const AZURE_PATH = /^\/azure\/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)$/;
+
+const answer = (
+  status: number,
+  body: object,
+  headers: Record<string, string> = {},
+): PushAnswer => ({
+  status,
+  headers: { ...JSON_HEADERS, ...headers },
+  body: JSON.stringify(body),
+});
+
+const refusalAnswer = (refusal: Refusal & { key?: string }): PushAnswer =>
+  answer(
+    refusal.status,
+    {
+      error: refusal.reason,
+      message: refusal.detail,
+      ...(refusal.key !== undefined ? { idempotencyKey: refusal.key } : {}),
+    },
+    refusal.retryAfterSeconds !== undefined
+      ? { 'retry-after': String(refusal.retryAfterSeconds) }
+      : {},
+  );
+
+const parseBody = (text: string): { value: unknown } | Refusal => {
+  try {
+    return { value: parseJsonExact(text) };
+  } catch {
+    return refuse(400, 'malformed-body', 'the body is not JSON');
+  }
+};
+
+const routeOf = (request: PushRequest): { route: PushRoute; tenant?: string } | undefined => {
+  if (request.path === '/pubsub') return { route: 'pubsub' };
+  if (request.path === '/v1/events') return { route: 'ingest' };
+  const azure = AZURE_PATH.exec(request.path);
+  return azure ? { route: 'azure', tenant: azure[1] } : undefined;
+};
+
+const published = async (
+  planned: Publication | Refusal,
+  deps: PushDeps,
+): Promise<PushAnswer | Refusal> => {
+  if (!planned.ok) return planned;
+  await deps.publish([planned]);
+  return answer(200, { published: planned.topic, summary: planned.summary });
+};
+
+const handleRoute = async (
+  route: PushRoute,
+  tenantInPath: string | undefined,
+  request: PushRequest,
+  deps: PushDeps,
+): Promise<PushAnswer | Refusal> => {
+  if (route === 'pubsub') {
+    const policy = deps.pubsub as PubSubTokenPolicy;
+    const sender = await verifyPubSubToken(
+      request.headers.authorization,
+      policy,
+      request.receivedAt,
+    );
+    if (!sender.ok) return sender;
+    const body = parseBody(request.body);
+    if (!('value' in body)) return body;
+    return published(planPubSubPush(body.value, sender.tenant), deps);
+  }
+  if (route === 'azure') {
+    const tenant = tenantInPath as string;
+    const stored = await deps.azureSecretHashOf?.(tenant);
+    const sender = verifyAzureSecret(tenant, request.query.token, stored);
+    if (!sender.ok) return sender;
+    const body = parseBody(request.body);
+    if (!('value' in body)) return body;
+    return published(planAzureWebhook(body.value, sender.tenant, request.receivedAt), deps);
+  }
+  const ingest = deps.ingest as NonNullable<PushDeps['ingest']>;
+  const key = presentedApiKey(request.headers);
+  if (key === undefined) return refuse(401, 'missing-credential', 'no API key');
+  const caller = await ingest.apiKeys.bindingOf(apiKeyHash(key));
+  if (caller === undefined) return refuse(401, 'wrong-secret', 'unknown API key');
+  const limit = ingest.rateLimit;
+  if (limit !== undefined) {
+    const window = rateWindowAt(request.receivedAt.getTime());
+    const scope = `${caller.tenant}#${caller.source}`;
+    if (!(await limit.counter.take(scope, window, limit.perMinute)))
+      return throttled(window, limit.perMinute);
+  }
+  const body = parseBody(request.body);
+  if (!('value' in body)) return body;
+  const result = await ingestEvents(
+    caller,
+    request.headers['idempotency-key'],
+    body.value,
+    ingest.ports,
+  );
+  if (!result.ok) return result;
+  return {
+    status: result.status,
+    headers: { ...JSON_HEADERS, ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}) },
+    body: result.body,
+  };
+};
+
+const isConfigured = (route: PushRoute, deps: PushDeps): boolean =>
+  route === 'pubsub'
+    ? deps.pubsub !== undefined
+    : route === 'azure'
+      ? deps.azureSecretHashOf !== undefined
+      : deps.ingest !== undefined;
+
+export const handlePush = async (request: PushRequest, deps: PushDeps): Promise<PushAnswer> => {
+  const found = routeOf(request);
+  if (found === undefined || !isConfigured(found.route, deps))
+    return answer(404, { error: 'not-found', message: `no route ${request.path}` });
+  if (request.method !== 'POST')
+    return answer(405, { error: 'method-not-allowed', message: 'POST only' }, { allow: 'POST' });
+  const bytes = Buffer.byteLength(request.body, 'utf8');
+  const outcome =
+    bytes > deps.maxBodyBytes
+      ? refuse(413, 'too-large', `${bytes} bytes; at most ${deps.maxBodyBytes}`)
+      : await handleRoute(found.route, found.tenant, request, deps);
+  if ('ok' in outcome && outcome.ok === false) {
+    deps.onRefused(found.route, outcome);
+    return refusalAnswer(outcome);
+  }
+  return outcome as PushAnswer;
+};
