@@ -1,13 +1,15 @@
 /**
  * The Azure export sources as they cross from lib/ (config `azureExports`, resolved against the
  * tenant's `exportSources` prefix) to the acquisition function's environment, and the event a
- * schedule or `billing-dedup acquire run` sends it (docs/azure-acquisition.md).
+ * schedule or `billing-dedup acquire run` sends it; the export bucket is ENV.exportBucketName (docs/azure-acquisition.md).
  */
 export const AZURE_ACQUISITION_ENV = {
   /** JSON list of `AzureExportSource`. */
   sources: 'AZURE_EXPORT_SOURCES',
-  exportBucket: 'AZURE_EXPORT_BUCKET',
 } as const;
+
+/** The cursor item's partition key of a source (lambda/adapters/azure-acquisition-cursor.ts). */
+export const azureCursorPk = (sourceId: string): string => `ACQUIRE#azure#${sourceId}`;
 
 export interface AzureExportSource {
   tenant: string;

@@ -12,6 +12,7 @@ import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { DlqOperatorRole } from './constructs/dlq-operator-role';
 import { OpsDashboard } from './constructs/ops-dashboard';
 import { PeriodAutoClose } from './constructs/period-auto-close';
+import { addAzureAcquisition } from './constructs/azure-acquisition';
 import { addReconciliation } from './constructs/reconciliation';
 import type { QueueConsumer } from './constructs/queue-consumer';
 import { tenantTopicArnLike } from './constructs/tenant-topics';
@@ -151,6 +152,16 @@ export class StatelessStack extends Stack {
       this.alarms.push(autoClose.alarm);
     }
     const reconciliation = addReconciliation(this, config, { ...props, ...defaults.consumer });
+    addAzureAcquisition(this, {
+      config,
+      ledgerTable: props.ledgerTable,
+      dataKeyArn: props.dataKey.keyArn,
+      exportBucketName: props.exportBucketName,
+      ...(props.exportKeyArn ? { exportKeyArn: props.exportKeyArn } : {}),
+      logRetention: defaults.consumer.logRetention,
+      logRemovalPolicy: defaults.consumer.logRemovalPolicy,
+      logLevel: defaults.consumer.logLevel,
+    });
     topics.allowAlarms();
     this.dlqOperatorRole.allowOperations(allPipelines, messagingKey, [
       this.stackId,

@@ -44,9 +44,7 @@ export const productionPorts = (env: NodeJS.ProcessEnv): AzurePortsFactory => {
   const s3 = new S3Client({});
   const readSecret: SecretReader = secretsManagerReader(new SecretsManagerClient({}));
   const ledgerTable = readRequired(env, ENV.ledgerTableName);
-  const exportBucket = env[AZURE_ACQUISITION_ENV.exportBucket]?.trim();
-  if (!exportBucket)
-    throw new Error(`Environment variable ${AZURE_ACQUISITION_ENV.exportBucket} is not set`);
+  const exportBucket = readRequired(env, ENV.exportBucketName);
   return async (source) => {
     const credential = await azureCredentialFor(readSecret, source.secretArn);
     const container = new AzureBlobContainer(
@@ -112,7 +110,7 @@ export const createAzureAcquisitionHandler = (
         const report = await copyAzureExport(
           {
             exportFolder: source.exportFolder,
-            bucket: env[AZURE_ACQUISITION_ENV.exportBucket] ?? '',
+            bucket: env[ENV.exportBucketName] ?? '',
             prefix: source.prefix,
           },
           await portsFor(source),

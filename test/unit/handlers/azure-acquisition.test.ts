@@ -25,7 +25,7 @@ const source = (tenant: string, container: string): AzureExportSource => ({
 const SOURCES = [source('acme', 'exports'), source('acme', 'more'), source('globex', 'exports')];
 const env = {
   [AZURE_ACQUISITION_ENV.sources]: JSON.stringify(SOURCES),
-  [AZURE_ACQUISITION_ENV.exportBucket]: 'export-bucket',
+  [ENV.exportBucketName]: 'export-bucket',
   [ENV.ledgerTableName]: 'ledger',
   POWERTOOLS_DEV: 'false',
   [ENV.logLevel]: 'ERROR',
