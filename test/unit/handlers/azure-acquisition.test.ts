@@ -6,10 +6,10 @@
 import { AZURE_ACQUISITION_ENV, type AzureExportSource } from '../../../contract/azure-acquisition';
 import { ENV } from '../../../contract/environment';
 import { createTelemetry } from '../../../lambda/adapters/telemetry';
+import type { AzureSourcePorts } from '../../../lambda/core/acquisition/azure-source-passes';
 import {
   AZURE_PASS_RESERVE_MS,
   createAzureAcquisitionHandler,
-  type AzureSourcePorts,
 } from '../../../lambda/handlers/azure-acquisition';
 import { memoryBucket, memoryContainer, memoryCursor } from '../../support/azure-memory-export';
 
