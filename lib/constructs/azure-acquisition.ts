@@ -1,4 +1,4 @@
-import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -15,6 +15,7 @@ import {
   type AzureAcquisitionEvent,
 } from '../../contract/azure-acquisition';
 import { consumerEnvironment } from '../../contract/environment';
+import { AZURE_EXPORT_SOURCES_OUTPUT } from '../../contract/outputs';
 import { resolveAzureSources } from '../azure-export-config';
 import type { BillingDedupConfig } from '../config';
 import { resourceName, serviceName } from '../naming';
@@ -69,6 +70,11 @@ export class AzureAcquisition extends Construct {
         }),
         [AZURE_ACQUISITION_ENV.sources]: JSON.stringify(sources),
       },
+    });
+    new CfnOutput(Stack.of(this), AZURE_EXPORT_SOURCES_OUTPUT, {
+      value: JSON.stringify(sources),
+      description:
+        'Azure export sources (azureExports), as JSON (billing-dedup acquire status | run)',
     });
     const role = this.function.role;
     const add = (statement: iam.PolicyStatementProps) =>

@@ -97,6 +97,22 @@ describe('azureExports: the stage copies Azure exports', () => {
       ]);
     });
 
+    it('outputs the sources for `billing-dedup acquire`', () => {
+      t.hasOutput('AzureExportSources', {
+        Value: JSON.stringify([
+          { ...acme, prefix: 'acme' },
+          { ...acme, container: 'more', prefix: 'acme' },
+          {
+            ...acme,
+            tenant: 'globex',
+            storageAccountUrl: 'https://globexcosts.blob.core.windows.net',
+            secretArn: GLOBEX_SECRET,
+            prefix: 'exports/globex',
+          },
+        ]),
+      });
+    });
+
     it('reads only the named secrets', () => {
       const reads = statements.filter((s) =>
         actionsOf(s).some((a) => a.startsWith('secretsmanager:')),
