@@ -59,6 +59,7 @@ export class AzureAcquisition extends Construct {
       entry: 'lambda/handlers/azure-acquisition.ts',
       timeout: Duration.minutes(15),
       memorySize: 512,
+      importMetaUrl: true,
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
       environment: {
