@@ -6,6 +6,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { STSClient } from '@aws-sdk/client-sts';
@@ -33,6 +34,7 @@ export interface AwsClients {
   s3: S3Client;
   sts: STSClient;
   costExplorer: CostExplorerClient;
+  secretsManager: SecretsManagerClient;
 }
 
 /** Test seams: clients, clock, sleep, poll interval. */
@@ -56,6 +58,7 @@ export interface AwsSettings {
     cloudformation?: string;
     s3?: string;
     sts?: string;
+    secretsManager?: string;
   };
   /** Loopback emulators accept any key: used when the outputs file points at them and no credentials are set. */
   localCredentials: boolean;
@@ -120,6 +123,13 @@ export class ClientPool {
   /** Cost Explorer answers in us-east-1 (its one endpoint in the aws partition). */
   get costExplorer(): CostExplorerClient {
     return this.get('costExplorer', () => new CostExplorerClient({ region: 'us-east-1' }));
+  }
+  /** `acquire run` reads the tenant's Azure client secret. */
+  get secretsManager(): SecretsManagerClient {
+    return this.get(
+      'secretsManager',
+      () => new SecretsManagerClient(this.config('secretsManager')),
+    );
   }
   get cloudformation(): CloudFormationClient {
     return this.get(

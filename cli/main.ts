@@ -11,6 +11,7 @@ import { registerExportCommands } from './commands/export';
 import { periodActionCommand, periodStatusCommand } from './commands/period';
 import { chargeVoidCommand } from './commands/charge';
 import { reconcileCommand } from './commands/reconcile';
+import { acquireRunCommand, acquireStatusCommand } from './commands/acquire';
 import { LATE_CHARGE_POLICY_CHOICES } from './operations/periods';
 import type { LateChargePolicy } from '../lambda/core/ports';
 import type { CliDeps, CliIo } from './context';
@@ -268,6 +269,40 @@ export const buildProgram = (
         },
         session,
       ),
+    ),
+  );
+
+  const acquire = program
+    .command('acquire')
+    .description('Azure export copies of a tenant (config azureExports): cursors, a pass now');
+  withCommon(
+    acquire
+      .command('status')
+      .description('The last run copied of each of the tenant’s Azure export sources (the cursors)')
+      .requiredOption('--tenant <tenant>', 'tenant')
+      .option('--table <name>', 'ledger table name (instead of discovery)')
+      .option('--json', 'cursors as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      acquireStatusCommand(
+        { tenant: options.tenant as string, json: options.json === true },
+        session,
+      ),
+    ),
+  );
+  withCommon(
+    acquire
+      .command('run')
+      .description(
+        'One copy pass over each of the tenant’s Azure export sources now (your credentials: the secrets, the bucket, the table)',
+      )
+      .requiredOption('--tenant <tenant>', 'tenant')
+      .option('--table <name>', 'ledger table name (instead of discovery)')
+      .option('--bucket <name>', 'export bucket name (instead of discovery)')
+      .option('--json', 'the passes as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      acquireRunCommand({ tenant: options.tenant as string, json: options.json === true }, session),
     ),
   );
 

@@ -12,8 +12,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { parseAzureSourcesEnv, type AzureExportSource } from '../contract/azure-acquisition';
 import { parseExportSourcesJson, type ExportSourceConfig } from '../contract/export-sources';
 import {
+  AZURE_EXPORT_SOURCES_OUTPUT,
   STACK_OUTPUTS,
   streamOutputs,
   TENANT_STACKS_OUTPUT,
@@ -304,6 +306,20 @@ export class Resources {
   /** The stage's late-charge policy when discovered (undefined otherwise: the caller asks for a flag). */
   async lateChargePolicy(): Promise<string | undefined> {
     return (await this.outputs())?.outputs[STACK_OUTPUTS.lateChargePolicy];
+  }
+
+  /** The stage's Azure export sources (config `azureExports`); a stage without any is a usage error. */
+  async azureExportSources(): Promise<AzureExportSource[]> {
+    const text = await this.lookup(
+      AZURE_EXPORT_SOURCES_OUTPUT,
+      '--stack of a stage with azureExports',
+      'Azure export sources; configure azureExports (docs/azure-acquisition.md)',
+    );
+    try {
+      return parseAzureSourcesEnv(text);
+    } catch (error) {
+      throw new UsageError(`output ${AZURE_EXPORT_SOURCES_OUTPUT}: ${(error as Error).message}`);
+    }
   }
 
   async ledgerTable(): Promise<string> {

@@ -29,6 +29,9 @@ export const STATELESS_OUTPUTS = {
 /** Only with `tenants` configured: each tenant's cost-events topic ARN, as JSON `{ "<tenant>": "<arn>" }`. */
 export const TENANT_TOPICS_OUTPUT = 'CostEventsTenantTopicArns';
 
+/** Only with `azureExports` configured: the Azure export sources (contract/azure-acquisition.ts) as JSON. */
+export const AZURE_EXPORT_SOURCES_OUTPUT = 'AzureExportSources';
+
 /** Every output id: the stacks write them, the CLI and the local run read them. */
 export const STACK_OUTPUTS = {
   ...STATEFUL_OUTPUTS,

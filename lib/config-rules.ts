@@ -42,6 +42,12 @@ import {
 import { parsePushEndpoint, type PushEndpointConfig } from '../contract/push-endpoint';
 import { parseTenants, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThresholdText } from '../contract/threshold';
+import {
+  DEFAULT_AZURE_SCHEDULE,
+  azureExportsProblem,
+  parseAzureExports,
+  type AzureExportConfig,
+} from './azure-export-config';
 import { parseDataExports, type DataExportConfig } from './data-export-config';
 import { RESERVED_STAGE_WORDS, reservedWordsIn } from './naming';
 import {
@@ -380,6 +386,18 @@ export const CONFIG_RULES = {
       'each delivering CUR 2.0 or FOCUS into a tenant’s prefix of the export bucket. Needs `region`; they export this ' +
       'account’s costs (the whole organisation’s when it is the management account): see docs/exports.md "Data Exports the stack creates"',
   }),
+  azureExports: rule<readonly AzureExportConfig[]>({
+    parser: jsonValue(
+      'JSON list of `{"tenant", "storageAccountUrl", "container", "exportFolder", "secretArn", "prefix"?, "schedule"?}`: tenant slug, `https://<account>.blob.core.windows.net`, container, `<rootFolderPath>/<export name>/`, complete Secrets Manager ARN, one of the tenant’s exportSources prefixes, `rate(…)`/`cron(…)`',
+      parseAzureExports,
+    ),
+    default: [],
+    defaultDoc: 'none (off)',
+    doc:
+      'Azure Cost Management exports (FOCUS) the stage copies into the tenant’s export prefix, where the planner ' +
+      `takes them like any export: one function, one EventBridge Scheduler schedule per tenant (default \`${DEFAULT_AZURE_SCHEDULE}\`), ` +
+      'the client secret read from `secretArn` at each run; see docs/azure-acquisition.md',
+  }),
   exportBucketName: rule<string | undefined>({
     parser: checkedString('an S3 bucket name', checkBucketName),
     default: undefined,
@@ -681,6 +699,21 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
         : `dataExports[${index}].prefix: "${c.dataExports[index].prefix}" is not one of exportSources[].prefix ` +
             `(${[...prefixes].map((p) => `"${p}"`).join(', ') || 'none configured'}); a Data Export delivers under a tenant's prefix, ` +
             'so add an exportSources entry binding it to its tenant';
+    },
+  },
+  {
+    keys: ['azureExports', 'exportSources'],
+    problem: (c) => azureExportsProblem(c.azureExports, c.exportSources),
+  },
+  {
+    keys: ['azureExports', 'tenants'],
+    problem: (c) => {
+      if (c.tenants.length === 0) return undefined;
+      const ids = new Set(c.tenants.map((tenant) => tenant.id));
+      const index = c.azureExports.findIndex((entry) => !ids.has(entry.tenant));
+      return index === -1
+        ? undefined
+        : `azureExports[${index}].tenant: "${c.azureExports[index].tenant}" is not one of tenants[].id (${[...ids].join(', ')}); use the same id or add the tenant`;
     },
   },
   {

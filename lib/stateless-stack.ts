@@ -14,6 +14,7 @@ import { DlqOperatorRole } from './constructs/dlq-operator-role';
 import { OpsDashboard, addProvisionalDriftRow } from './constructs/ops-dashboard';
 import { PeriodAutoClose } from './constructs/period-auto-close';
 import { addPushEndpoint } from './constructs/push-endpoint';
+import { addAzureAcquisition } from './constructs/azure-acquisition';
 import { addReconciliation } from './constructs/reconciliation';
 import type { QueueConsumer } from './constructs/queue-consumer';
 import { tenantTopicArnLike } from './constructs/tenant-topics';
@@ -167,6 +168,16 @@ export class StatelessStack extends Stack {
       ...defaults.consumer,
     });
     if (push) this.alarms.push(push.refusedAuthAlarm);
+    addAzureAcquisition(this, {
+      config,
+      ledgerTable: props.ledgerTable,
+      dataKeyArn: props.dataKey.keyArn,
+      exportBucketName: props.exportBucketName,
+      ...(props.exportKeyArn ? { exportKeyArn: props.exportKeyArn } : {}),
+      logRetention: defaults.consumer.logRetention,
+      logRemovalPolicy: defaults.consumer.logRemovalPolicy,
+      logLevel: defaults.consumer.logLevel,
+    });
     topics.allowAlarms();
     this.dlqOperatorRole.allowOperations(allPipelines, messagingKey, [
       this.stackId,

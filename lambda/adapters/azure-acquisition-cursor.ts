@@ -9,13 +9,13 @@ import {
   UpdateItemCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { azureCursorPk } from '../../contract/azure-acquisition';
 import type { AzureCursorPort } from '../core/acquisition/azure-export-copy';
 import type { AzureRunCursor } from '../core/acquisition/azure-runs';
 import { S } from './dynamo-kit/attributes';
 import { LEDGER_PK, ledgerKey } from './table-layout';
 
 export const AZURE_CURSOR_SK = 'CURSOR';
-export const azureCursorPk = (sourceId: string): string => `ACQUIRE#azure#${sourceId}`;
 
 export interface StoredAzureCursor extends AzureRunCursor {
   period: string;

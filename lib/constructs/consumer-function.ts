@@ -48,6 +48,16 @@ export const CONSUMER_NODE_OPTIONS = '--enable-source-maps';
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as __bdCreateRequire } from 'node:module'; const require = __bdCreateRequire(import.meta.url);";
 
+/**
+ * A CommonJS bundle of ES modules that read `import.meta.url` (the Azure SDK's `@azure/storage-common`
+ * calls `createRequire(import.meta.url)` at load): esbuild leaves it undefined in CommonJS, so it is
+ * defined as the bundle file's URL.
+ */
+export const CJS_IMPORT_META_URL = {
+  define: { 'import.meta.url': '__bdImportMetaUrl' },
+  banner: "const __bdImportMetaUrl = require('node:url').pathToFileURL(__filename).href;",
+} as const;
+
 export interface ConsumerFunctionProps {
   readonly functionName: string;
   /** Path relative to the project root, e.g. `lambda/handlers/cost-ledger.ts`. */
@@ -64,6 +74,8 @@ export interface ConsumerFunctionProps {
    * (contract/function-config.ts) instead of the 4 KB environment. Must hold no CDK tokens.
    */
   readonly bundledConfig?: FunctionConfig;
+  /** The bundle's modules read `import.meta.url` (see `CJS_IMPORT_META_URL`). */
+  readonly importMetaUrl?: boolean;
 }
 
 /**
@@ -137,7 +149,15 @@ export class ConsumerFunction extends Construct {
       bundling: {
         ...(CONSUMER_BUNDLE.format === 'esm'
           ? { format: OutputFormat.ESM, banner: ESM_REQUIRE_BANNER }
-          : { format: OutputFormat.CJS }),
+          : {
+              format: OutputFormat.CJS,
+              ...(props.importMetaUrl
+                ? {
+                    define: { ...CJS_IMPORT_META_URL.define },
+                    banner: CJS_IMPORT_META_URL.banner,
+                  }
+                : {}),
+            }),
         mainFields: ['module', 'main'],
         minify: true,
         sourceMap: true,

@@ -48,6 +48,21 @@ describe('cdk-nag AwsSolutions', () => {
       },
     ],
     [
+      'Azure exports copied by the stage (secret, prefix and cursor-scoped)',
+      {
+        exportSources: [{ tenant: 'acme', prefix: 'acme/' }],
+        azureExports: [
+          {
+            tenant: 'acme',
+            storageAccountUrl: 'https://acmecosts.blob.core.windows.net',
+            container: 'exports',
+            exportFolder: 'cost-exports/acme-focus-daily/',
+            secretArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:acme-azure-AbCdEf',
+          },
+        ],
+      },
+    ],
+    [
       'Data Exports created by the stage, from another region',
       {
         region: 'eu-west-1',

@@ -69,6 +69,13 @@ export interface CopyReport {
   /** Manifests that do not validate (or runs we cannot read), with the reason. */
   refused: { manifestName: string; runId?: string; reason: string }[];
   manifestsRead: number;
+  /** Runs left for the next pass because this one ran out of time (`keepGoing` said stop). */
+  leftForNextPass: number;
+}
+
+export interface CopyPassOptions {
+  /** Asked before each run: false ends the pass cleanly; the cursor stays before the runs left. */
+  keepGoing?: () => boolean;
 }
 
 const reasonOf = (error: ValidationError): string => `${error.field}: ${error.reason}`;
@@ -133,6 +140,7 @@ const copyRun = async (
 export const copyAzureExport = async (
   spec: AzureExportSourceSpec,
   ports: { container: AzureContainerPort; bucket: ExportBucketPort; cursor: AzureCursorPort },
+  options: CopyPassOptions = {},
 ): Promise<CopyReport> => {
   const report: CopyReport = {
     copied: [],
@@ -140,6 +148,7 @@ export const copyAzureExport = async (
     superseded: [],
     refused: [],
     manifestsRead: 0,
+    leftForNextPass: 0,
   };
   const cursor = await ports.cursor.read();
   const blobs = await ports.container.list(spec.exportFolder);
@@ -152,7 +161,11 @@ export const copyAzureExport = async (
   const selection = selectRuns(await readRuns(ports.container, manifests, report), listed, cursor);
   report.incomplete = selection.incomplete;
   report.superseded = selection.superseded.map((run) => run.runId);
-  for (const run of selection.toCopy) {
+  for (const [index, run] of selection.toCopy.entries()) {
+    if (options.keepGoing && !options.keepGoing()) {
+      report.leftForNextPass = selection.toCopy.length - index;
+      break;
+    }
     try {
       report.copied.push(await copyRun(run, listed, spec, ports));
     } catch (error) {
