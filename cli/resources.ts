@@ -34,6 +34,7 @@ export interface ResourceFlags {
   dlqUrl?: string;
   table?: string;
   bucket?: string;
+  archiveBucket?: string;
 }
 
 export interface DiscoveredOutputs {
@@ -304,6 +305,17 @@ export class Resources {
   /** The stage's late-charge policy when discovered (undefined otherwise: the caller asks for a flag). */
   async lateChargePolicy(): Promise<string | undefined> {
     return (await this.outputs())?.outputs[STACK_OUTPUTS.lateChargePolicy];
+  }
+
+  async archiveBucket(): Promise<string> {
+    return (
+      this.flags.archiveBucket ??
+      this.lookup(
+        STACK_OUTPUTS.archiveBucketName,
+        '--archive-bucket',
+        'evidence archive bucket name',
+      )
+    );
   }
 
   async ledgerTable(): Promise<string> {
