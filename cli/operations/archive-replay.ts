@@ -26,6 +26,7 @@ import { archivePrefixOf } from '../../lambda/core/archive';
 import {
   messagesOf,
   publishedFormOf,
+  rebuildSteps,
   selectCostEvents,
   type ArchivedMessage,
   type CostEventSelection,
@@ -140,6 +141,8 @@ export interface RebuildResult {
   /** Outcome counts of the archived events run through the cost processor. */
   outcomes: Record<string, number>;
   rejections: { messageId: string; reason: string }[];
+  /** Closes of the live ledger's periods of the tenant, repeated at the moment they happened. */
+  closes: number;
   /** Voids of the live ledger (its audited `charge void` actions) applied to the rebuilt charges. */
   voids: number;
   comparison: LedgerComparison;
@@ -208,8 +211,24 @@ export const rebuildLedger = async (
   const livePeriods = new DynamoPeriods({ client: dynamo, ledgerTable: liveTable });
   const rejections = new RebuildRejections();
   const outcomes: Record<string, number> = {};
-  for (let at = 0; at < events.length; at += BATCH) {
-    const batch = events.slice(at, at + BATCH);
+  const closes = (await livePeriods.list({ tenant }))
+    .filter((status) => status.state === 'closed' && status.closedAt !== undefined)
+    .map((status) => ({ key: status, closedAt: status.closedAt as string }));
+  let closed = 0;
+  for (const step of rebuildSteps(events, closes, BATCH)) {
+    if (step.kind === 'close') {
+      const { key } = step;
+      if ((await periods.stateOf(key)) === 'closed') continue; // closed by an earlier rebuild into this table
+      await periods.close(
+        { tenant: key.tenant, accountId: key.accountId, period: key.period },
+        key.closedBy ?? 'unknown',
+        key.closeReason ?? 'closed in the live ledger',
+        { force: true },
+      );
+      closed += 1;
+      continue;
+    }
+    const batch = step.events;
     const outcome = await processCostBatch(batch.map(recordOf), {
       fifo: (batch[0].record.eventSourceARN ?? '').endsWith('.fifo'),
       concurrency: 1,
@@ -257,5 +276,5 @@ export const rebuildLedger = async (
     await streamTotals(dynamo, liveTable, tenant, period, accounts),
     await streamTotals(dynamo, table, tenant, period, accounts),
   );
-  return { outcomes, rejections: rejections.reasons, voids, comparison };
+  return { outcomes, rejections: rejections.reasons, closes: closed, voids, comparison };
 };

@@ -174,3 +174,49 @@ export const publishedFormOf = (record: ArchivedRecord): PublishedForm => {
     ? { body: record.body, attributes: decodeRecord(sqsRecord, 'raw').attributes }
     : { body: message, attributes: decodeRecord(sqsRecord, 'envelope').attributes };
 };
+
+/** When the live consumer decided the message: the receive time of its first copy that did not fail. */
+export const decidedAt = (message: ArchivedMessage): string =>
+  (message.copies.find((copy) => copy.outcome !== 'failed') ?? message.copies[0]).receivedAt;
+
+/** A live period close, to be repeated in a rebuild at the moment it happened. */
+export interface LiveClose<Key> {
+  key: Key;
+  closedAt: string;
+}
+
+export type RebuildStep<Key> =
+  { kind: 'book'; events: ArchivedMessage[] } | { kind: 'close'; key: Key };
+
+/**
+ * A rebuild in the live order: events in the order the live consumer decided them, each live close
+ * placed before the first event decided after it, so a charge that arrived after its period closed is
+ * booked by the late-charge policy as it was live. Runs of events are cut into batches of `batchSize`.
+ */
+export const rebuildSteps = <Key>(
+  events: readonly ArchivedMessage[],
+  closes: readonly LiveClose<Key>[],
+  batchSize: number,
+): RebuildStep<Key>[] => {
+  const ordered = [...events].sort((a, b) =>
+    decidedAt(a) < decidedAt(b) ? -1 : decidedAt(a) > decidedAt(b) ? 1 : 0,
+  );
+  const pending = [...closes].sort((a, b) => (a.closedAt < b.closedAt ? -1 : 1));
+  const steps: RebuildStep<Key>[] = [];
+  let batch: ArchivedMessage[] = [];
+  const flush = () => {
+    if (batch.length > 0) steps.push({ kind: 'book', events: batch });
+    batch = [];
+  };
+  for (const event of ordered) {
+    while (pending.length > 0 && pending[0].closedAt < decidedAt(event)) {
+      flush();
+      steps.push({ kind: 'close', key: pending.shift()!.key });
+    }
+    batch.push(event);
+    if (batch.length >= batchSize) flush();
+  }
+  flush();
+  for (const close of pending) steps.push({ kind: 'close', key: close.key });
+  return steps;
+};

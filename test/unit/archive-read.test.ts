@@ -5,6 +5,7 @@ import {
   messagesOf,
   parseArchiveLines,
   publishedFormOf,
+  rebuildSteps,
   selectCostEvents,
 } from '../../lambda/core/archive-read';
 import type { Outcome } from '../../lambda/core/outcomes';
@@ -136,5 +137,36 @@ describe('the published form of an archived record', () => {
       body: '{"amount":"1.10"}',
       attributes: { tenant: 'globex' },
     });
+  });
+});
+
+describe('rebuild steps', () => {
+  const at = (messageId: string, ...copies: [Outcome, string][]) =>
+    messagesOf(copies.map(([outcome, receivedAt]) => line(messageId, outcome, { receivedAt })))[0];
+
+  it('books in the order the live consumer decided, each live close before the first event decided after it', () => {
+    const steps = rebuildSteps(
+      [
+        at('late', ['applied', '2026-12-01T00:00:00.000Z']),
+        at('early', ['applied', '2026-11-01T00:00:00.000Z']),
+        // Failed first, decided after the close: booked after it.
+        at(
+          'retried',
+          ['failed', '2026-11-14T00:00:00.000Z'],
+          ['applied', '2026-11-16T00:00:00.000Z'],
+        ),
+        at('mid', ['applied', '2026-11-10T00:00:00.000Z']),
+      ],
+      [
+        { key: 'close-2026-10', closedAt: '2026-11-15T00:00:00.500Z' },
+        { key: 'close-never-followed', closedAt: '2026-12-24T00:00:00.000Z' },
+      ],
+      2,
+    );
+    expect(
+      steps.map((step) =>
+        step.kind === 'close' ? step.key : step.events.map((e) => e.messageId).join('+'),
+      ),
+    ).toEqual(['early+mid', 'close-2026-10', 'retried+late', 'close-never-followed']);
   });
 });
