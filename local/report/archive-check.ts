@@ -4,6 +4,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { archivedKeys, readArchivedObject } from '../../lambda/adapters/s3-archive';
+import type { ArchiveRebuild } from './archive-rebuild';
 import type { Check } from './run-report';
 
 export interface ArchiveReport {
@@ -11,6 +12,8 @@ export interface ArchiveReport {
   records: number;
   /** Messages a queue acknowledged (deleted) that no archived record holds. */
   missing: number;
+  /** The ledger rebuilt from the archive, compared with the live one (stream charges only). */
+  rebuild?: ArchiveRebuild;
 }
 
 /** Reads every archived object and compares its records with the messages the queues acknowledged. */
