@@ -5,7 +5,7 @@
  */
 import type { MiddlewareStack } from '@smithy/types';
 
-export const EXIT = { ok: 0, operational: 1, usage: 2, rejectedLines: 3 } as const;
+export const EXIT = { ok: 0, operational: 1, usage: 2, rejectedLines: 3, differences: 4 } as const;
 
 export class CliError extends Error {
   constructor(

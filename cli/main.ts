@@ -12,6 +12,7 @@ import { periodActionCommand, periodStatusCommand } from './commands/period';
 import { chargeVoidCommand } from './commands/charge';
 import { reconcileCommand } from './commands/reconcile';
 import { acquireRunCommand, acquireStatusCommand } from './commands/acquire';
+import { replayCommand } from './commands/replay';
 import { LATE_CHARGE_POLICY_CHOICES } from './operations/periods';
 import type { LateChargePolicy } from '../lambda/core/ports';
 import type { CliDeps, CliIo } from './context';
@@ -69,6 +70,7 @@ const commonFlags = (options: Record<string, unknown>): CommonFlags => {
     'dlqUrl',
     'table',
     'bucket',
+    'archiveBucket',
   ] as const) {
     const value = options[key];
     if (typeof value === 'string' && value !== '') flags[key] = value;
@@ -106,7 +108,7 @@ export const buildProgram = (
     .helpCommand(true)
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 operational error (AWS), 2 usage error, 3 publish finished with rejected lines.\n' +
+      '\nExit codes: 0 ok, 1 operational error (AWS), 2 usage error, 3 publish finished with rejected lines, 4 a rebuilt ledger differs.\n' +
         'Credentials, region and endpoints come from the AWS default chain (AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL…).\n' +
         'Docs: docs/operations.md',
     );
@@ -154,6 +156,52 @@ export const buildProgram = (
           strict: options.strict === true,
           json: options.json === true,
           progress: options.progress !== false,
+        },
+        session,
+      ),
+    ),
+  );
+
+  withCommon(
+    program
+      .command('replay')
+      .description(
+        'Replay a tenant’s billing period from the evidence archive: re-publish its archived cost events ' +
+          '(idempotent: an intact ledger does not change), or rebuild them into a fresh table and compare ' +
+          'with the live ledger. Stream charges only: export files are not replayed.',
+      )
+      .option('--from-archive', 'read the events from the evidence archive (required)')
+      .requiredOption('--tenant <tenant>', 'tenant')
+      .requiredOption('--period <yyyy-mm>', 'billing period')
+      .option('--dry-run', 'count what would be replayed; publish nothing')
+      .option(
+        '--rebuild-into <table>',
+        'run the events through the cost processor into this fresh table (created when missing) and ' +
+          'compare its stream totals with the live ledger; exit 4 when one differs',
+      )
+      .addOption(
+        new Option(
+          '--policy <policy>',
+          'rebuild: the late-charge policy (default: the stage’s, else roll-forward)',
+        ).choices([...LATE_CHARGE_POLICY_CHOICES]),
+      )
+      .option('--archive-bucket <name>', 'evidence archive bucket (instead of discovery)')
+      .option('--topic <arn>', 'cost-events topic ARN (instead of discovery)')
+      .option('--table <name>', 'live ledger table name (instead of discovery)')
+      .option('--rate <msgs>', 'at most this many messages per second', positiveNumber)
+      .option('--json', 'result as JSON on stdout'),
+  ).action((options: Record<string, unknown>) =>
+    withSession(options, (session) =>
+      replayCommand(
+        {
+          fromArchive: options.fromArchive === true,
+          tenant: options.tenant as string,
+          period: options.period as string,
+          dryRun: options.dryRun === true,
+          rebuildInto: options.rebuildInto as string | undefined,
+          policy: options.policy as LateChargePolicy | undefined,
+          rate: options.rate as number | undefined,
+          json: options.json === true,
         },
         session,
       ),

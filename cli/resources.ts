@@ -36,6 +36,7 @@ export interface ResourceFlags {
   dlqUrl?: string;
   table?: string;
   bucket?: string;
+  archiveBucket?: string;
 }
 
 export interface DiscoveredOutputs {
@@ -320,6 +321,17 @@ export class Resources {
     } catch (error) {
       throw new UsageError(`output ${AZURE_EXPORT_SOURCES_OUTPUT}: ${(error as Error).message}`);
     }
+  }
+
+  async archiveBucket(): Promise<string> {
+    return (
+      this.flags.archiveBucket ??
+      this.lookup(
+        STACK_OUTPUTS.archiveBucketName,
+        '--archive-bucket',
+        'evidence archive bucket name',
+      )
+    );
   }
 
   async ledgerTable(): Promise<string> {

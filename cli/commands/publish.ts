@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { COST_STREAM } from '../../contract/streams';
 import { normalizeTenant } from '../../lambda/core/formats/scope';
 import { EXIT, UsageError } from '../errors';
 import { formatDuration, json, plural } from '../format';
@@ -7,6 +6,7 @@ import { countRecords, formatOf, readInput } from '../input';
 import {
   PublishAbortedError,
   publishItems,
+  publishTargetOf,
   type PublishSummary,
   type PublishTarget,
 } from '../operations/publish';
@@ -89,17 +89,7 @@ export const publishCommand = async (flags: PublishFlags, session: Session): Pro
     ...parseAttributes(flags.attribute),
   };
   const targets = new Map<Stream | undefined, Promise<PublishTarget>>();
-  const topicOf = async (stream: Stream): Promise<PublishTarget> => {
-    const bound =
-      tenant && stream === COST_STREAM ? await resources.tenantTopicArn(tenant) : undefined;
-    const topicArn = bound ?? (await resources.topicArn(stream));
-    return {
-      topicArn,
-      fifo: topicArn.endsWith('.fifo'),
-      stream,
-      ...(bound ? { tenant } : {}),
-    };
-  };
+  const topicOf = (stream: Stream) => publishTargetOf(resources, stream, tenant);
   const targetFor = (stream: Stream | undefined): Promise<PublishTarget> => {
     const effective = stream ?? flags.stream;
     let target = targets.get(effective);

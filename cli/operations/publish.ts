@@ -16,7 +16,7 @@ import { parseAlertEvent, parseCostEvent } from '../../lambda/core/formats';
 import { fifoPublishIds } from '../../lambda/core/keys';
 import { CliError, describeError, EXIT, isRetryable, isThrottling } from '../errors';
 import type { InputItem, InputMessage } from '../input';
-import type { Stream } from '../resources';
+import type { Resources, Stream } from '../resources';
 
 export const MAX_BATCH_ENTRIES = 10;
 /** SNS limit for one message and for the sum of a PublishBatch request. */
@@ -374,7 +374,7 @@ export const publishDenied = (error: unknown, topicArn: string): CliError | unde
  * `PublishAbortedError` (carrying the summary so far) when SNS cannot be made to take a batch.
  */
 export const publishItems = async (
-  items: AsyncIterable<InputItem>,
+  items: AsyncIterable<InputItem> | Iterable<InputItem>,
   options: PublishOptions,
 ): Promise<PublishSummary> => {
   const publisher = new Publisher(options);
@@ -402,4 +402,24 @@ export const publishItems = async (
   }
   publisher.summary.rejections.sort((a, b) => a.line - b.line);
   return publisher.summary;
+};
+
+/**
+ * Where a stream's messages go: with a tenant on a stage with tenant topics, cost events go to that
+ * tenant's topic (docs/threat-model.md); otherwise the stream's topic.
+ */
+export const publishTargetOf = async (
+  resources: Resources,
+  stream: Stream,
+  tenant?: string,
+): Promise<PublishTarget> => {
+  const bound =
+    tenant && stream === COST_STREAM ? await resources.tenantTopicArn(tenant) : undefined;
+  const topicArn = bound ?? (await resources.topicArn(stream));
+  return {
+    topicArn,
+    fifo: topicArn.endsWith('.fifo'),
+    stream,
+    ...(bound ? { tenant } : {}),
+  };
 };

@@ -53,18 +53,17 @@ const dayOf = (record: ReceivedRecord, receivedAt: Date): string => {
     .slice(0, 10);
 };
 
+/** The key prefix of a stream's records of one tenant and period (ends with `/`). */
+export const archivePrefixOf = (stream: string, tenant: string, period: string): string =>
+  `${segment(stream)}/tenant=${segment(tenant)}/period=${segment(period)}/`;
+
 const partitionOf = (
   stream: string,
   record: ReceivedRecord,
   result: RecordResult | undefined,
   receivedAt: Date,
 ): string =>
-  [
-    segment(stream),
-    `tenant=${segment(result?.evidence?.tenant ?? UNSCOPED)}`,
-    `period=${segment(result?.evidence?.period ?? UNSCOPED)}`,
-    `day=${dayOf(record, receivedAt)}`,
-  ].join('/');
+  `${archivePrefixOf(stream, result?.evidence?.tenant ?? UNSCOPED, result?.evidence?.period ?? UNSCOPED)}day=${dayOf(record, receivedAt)}`;
 
 /** The same message ids, in any order, name the same object: a redelivered batch overwrites its copy. */
 const batchHash = (messageIds: readonly string[]): string =>

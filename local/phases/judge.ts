@@ -2,7 +2,11 @@
  * Phase 6, report: what each DLQ holds, what is left in the source queues, the ledger and the
  * notifications, judged against the sample's ground truth (or, for an input file, on their own).
  */
-import { DEFAULT_EXPORT_DIFF_THRESHOLD, ENV } from '../../contract/environment';
+import {
+  DEFAULT_EXPORT_DIFF_THRESHOLD,
+  ENV,
+  readLateChargePolicy,
+} from '../../contract/environment';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -39,6 +43,7 @@ import type { Sample } from '../scenarios/sample';
 import type { ReconciliationRow } from '../reconciliation/stand-in';
 import { reconciliationAgainstTruth } from '../report/reconciliation-check';
 import { archiveCheck, readArchiveReport, type ArchiveReport } from '../report/archive-check';
+import { rebuildFromArchive } from '../report/archive-rebuild';
 import type { LocalSns } from '../emulators/sns-in-process';
 import type { LocalPlan } from '../runtime/template';
 import { peekDeadLetters, queueDepth } from './queue-probe';
@@ -242,9 +247,24 @@ export const readRunEnd = async (options: {
     .map((fn) => fn.environment[ENV.archiveBucketName])
     .find(Boolean);
   const acknowledged = new Set(wirings.flatMap((w) => [...w.poller.acknowledged]));
-  const archive = archiveBucket
+  const archived = archiveBucket
     ? await readArchiveReport(options.s3, archiveBucket, acknowledged)
     : { objects: 0, records: 0, missing: acknowledged.size };
+  const archive: ArchiveReport =
+    archiveBucket && ledgerTable
+      ? {
+          ...archived,
+          rebuild: await rebuildFromArchive({
+            s3: options.s3,
+            dynamo: options.dynamo,
+            bucket: archiveBucket,
+            liveTable: ledgerTable,
+            policy: readLateChargePolicy(
+              plan.functions.find((fn) => fn.environment[ENV.lateChargePolicy])?.environment ?? {},
+            ),
+          }),
+        }
+      : archived;
   const isExportDiff = (publish: (typeof published)[number]) =>
     publish.attributes.kind === EXPORT_DIFF_KIND;
   const isDrift = (publish: (typeof published)[number]) =>

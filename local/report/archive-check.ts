@@ -2,9 +2,9 @@
  * The evidence archive as the local run left it: how many objects and records the consumers wrote
  * into the local S3, and which acknowledged messages it lacks (the verdict wants none).
  */
-import { gunzipSync } from 'node:zlib';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import type { ArchivedRecord } from '../../lambda/core/archive';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { archivedKeys, readArchivedObject } from '../../lambda/adapters/s3-archive';
+import type { ArchiveRebuild } from './archive-rebuild';
 import type { Check } from './run-report';
 
 export interface ArchiveReport {
@@ -12,29 +12,9 @@ export interface ArchiveReport {
   records: number;
   /** Messages a queue acknowledged (deleted) that no archived record holds. */
   missing: number;
+  /** The ledger rebuilt from the archive, compared with the live one (stream charges only). */
+  rebuild?: ArchiveRebuild;
 }
-
-const keysOf = async (s3: S3Client, bucket: string): Promise<string[]> => {
-  const keys: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }),
-    );
-    keys.push(...(page.Contents ?? []).map((object) => String(object.Key)));
-    token = page.NextContinuationToken;
-  } while (token);
-  return keys;
-};
-
-const recordsOf = async (s3: S3Client, bucket: string, key: string): Promise<ArchivedRecord[]> => {
-  const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  const text = gunzipSync(await object.Body!.transformToByteArray()).toString('utf8');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as ArchivedRecord);
-};
 
 /** Reads every archived object and compares its records with the messages the queues acknowledged. */
 export const readArchiveReport = async (
@@ -42,11 +22,11 @@ export const readArchiveReport = async (
   bucket: string,
   acknowledged: ReadonlySet<string>,
 ): Promise<ArchiveReport> => {
-  const keys = await keysOf(s3, bucket);
+  const keys = await archivedKeys(s3, bucket);
   const archivedIds = new Set<string>();
   let records = 0;
   for (const key of keys) {
-    for (const record of await recordsOf(s3, bucket, key)) {
+    for (const record of await readArchivedObject(s3, bucket, key)) {
       records++;
       if (record.outcome !== 'failed') archivedIds.add(record.messageId);
     }

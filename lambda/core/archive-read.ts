@@ -1,0 +1,222 @@
+import { OUTCOMES, type Outcome } from './outcomes';
+import type { ArchivedRecord } from './archive';
+import { decodeRecord } from './envelope';
+
+/**
+ * Reading the evidence archive back (docs/architecture.md "Evidence archive"): its JSON Lines parsed and
+ * checked, the copies of each message gathered, and the cost events of a tenant's period chosen for a
+ * replay or a rebuild, once each, in a deterministic order.
+ */
+
+/** An archived line that is not a record the consumers write: names the object and the line. */
+export class ArchiveFormatError extends Error {
+  override name = 'ArchiveFormatError';
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const REQUIRED_TEXT = ['messageId', 'receivedAt', 'body'] as const;
+const OPTIONAL_TEXT = ['eventSource', 'eventSourceARN', 'reason', 'code', 'hash'] as const;
+
+const recordOf = (value: unknown): ArchivedRecord | string => {
+  if (!isObject(value)) return 'not a JSON object';
+  for (const field of REQUIRED_TEXT)
+    if (typeof value[field] !== 'string' || value[field] === '')
+      return `"${field}" must be a non-empty string`;
+  for (const field of OPTIONAL_TEXT)
+    if (value[field] !== undefined && typeof value[field] !== 'string')
+      return `"${field}" must be a string`;
+  if (!isObject(value.attributes)) return '"attributes" must be an object';
+  if (!isObject(value.messageAttributes)) return '"messageAttributes" must be an object';
+  if (!OUTCOMES.includes(value.outcome as Outcome))
+    return `"outcome" ${JSON.stringify(value.outcome)} is not one of ${OUTCOMES.join(', ')}`;
+  return value as unknown as ArchivedRecord;
+};
+
+/** The records of one archived object's text (already decompressed); a bad line throws, naming it. */
+export const parseArchiveLines = (text: string, source: string): ArchivedRecord[] =>
+  text.split('\n').flatMap((line, index) => {
+    if (line.trim() === '') return [];
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new ArchiveFormatError(`${source} line ${index + 1}: not JSON`);
+    }
+    const record = recordOf(value);
+    if (typeof record === 'string')
+      throw new ArchiveFormatError(`${source} line ${index + 1}: ${record}`);
+    return [record];
+  });
+
+/** One delivery of a message, as archived. */
+export interface ArchivedCopy {
+  receivedAt: string;
+  outcome: Outcome;
+  reason?: string;
+  /** The content hash, once the consumer parsed it. */
+  hash?: string;
+}
+
+/** A message and every archived copy of it (oldest first); `record` is its first copy as received. */
+export interface ArchivedMessage {
+  messageId: string;
+  record: ArchivedRecord;
+  copies: ArchivedCopy[];
+}
+
+const sentAt = (record: ArchivedRecord): number => {
+  const sent = Number((record.attributes as { SentTimestamp?: unknown }).SentTimestamp);
+  return Number.isFinite(sent) ? sent : Date.parse(record.receivedAt);
+};
+
+/** Send order, then message id: the same archive always gives the same order. */
+const bySendOrder = (a: ArchivedMessage, b: ArchivedMessage): number =>
+  sentAt(a.record) - sentAt(b.record) || (a.messageId < b.messageId ? -1 : 1);
+
+/** Archived records gathered by message id, each message's copies in receive order, messages in send order. */
+export const messagesOf = (records: readonly ArchivedRecord[]): ArchivedMessage[] => {
+  const byId = new Map<string, ArchivedRecord[]>();
+  for (const record of records)
+    byId.set(record.messageId, [...(byId.get(record.messageId) ?? []), record]);
+  return [...byId]
+    .map(([messageId, copies]) => {
+      const ordered = [...copies].sort((a, b) =>
+        a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : 0,
+      );
+      return {
+        messageId,
+        record: ordered[0],
+        copies: ordered.map(({ receivedAt, outcome, reason, hash }) => ({
+          receivedAt,
+          outcome,
+          ...(reason === undefined ? {} : { reason }),
+          ...(hash === undefined ? {} : { hash }),
+        })),
+      };
+    })
+    .sort(bySendOrder);
+};
+
+/**
+ * Outcomes that leave nothing to replay: `failed` copies were retried (a later copy says what happened),
+ * `rejected` and `conflict` ones were dead-lettered and would be again.
+ */
+const NOT_BOOKED: ReadonlySet<Outcome> = new Set<Outcome>(['failed', 'rejected', 'conflict']);
+
+export interface CostEventSelection {
+  /** The messages to run again, once per charge identity, in send order. */
+  events: ArchivedMessage[];
+  /** Other messages with the content of one already selected (a producer's retry, a redelivery). */
+  sameContent: number;
+  /** Messages no copy of which was booked (dead-lettered as poison, or only ever failed). */
+  notBooked: number;
+}
+
+/**
+ * The cost events of one archived tenant-period to replay: each message once, a second message with the
+ * same content hash (the same charge identity and version) left out, dead-lettered and never-decided
+ * messages left out and counted.
+ */
+export const selectCostEvents = (messages: readonly ArchivedMessage[]): CostEventSelection => {
+  const seen = new Set<string>();
+  const events: ArchivedMessage[] = [];
+  let sameContent = 0;
+  let notBooked = 0;
+  for (const message of [...messages].sort(bySendOrder)) {
+    const decided = message.copies.filter((copy) => !NOT_BOOKED.has(copy.outcome));
+    if (decided.length === 0) {
+      notBooked += 1;
+      continue;
+    }
+    const hash = decided.find((copy) => copy.hash)?.hash ?? `message:${message.messageId}`;
+    if (seen.has(hash)) {
+      sameContent += 1;
+      continue;
+    }
+    seen.add(hash);
+    events.push(message);
+  }
+  return { events, sameContent, notBooked };
+};
+
+/** A message as its producer published it: the body and the string message attributes. */
+export interface PublishedForm {
+  body: string;
+  attributes: Record<string, string>;
+}
+
+const snsMessageOf = (body: string): string | undefined => {
+  try {
+    const value: unknown = JSON.parse(body);
+    return isObject(value) && value.Type === 'Notification' && typeof value.Message === 'string'
+      ? value.Message
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * What was published, from what the queue received: with raw delivery the body and the record's
+ * attributes; from a queue subscribed without it, the SNS envelope's message and attributes.
+ */
+export const publishedFormOf = (record: ArchivedRecord): PublishedForm => {
+  const sqsRecord = {
+    body: record.body,
+    messageAttributes: record.messageAttributes as Parameters<
+      typeof decodeRecord
+    >[0]['messageAttributes'],
+  };
+  const message = snsMessageOf(record.body);
+  return message === undefined
+    ? { body: record.body, attributes: decodeRecord(sqsRecord, 'raw').attributes }
+    : { body: message, attributes: decodeRecord(sqsRecord, 'envelope').attributes };
+};
+
+/** When the live consumer decided the message: the receive time of its first copy that did not fail. */
+export const decidedAt = (message: ArchivedMessage): string =>
+  (message.copies.find((copy) => copy.outcome !== 'failed') ?? message.copies[0]).receivedAt;
+
+/** A live period close, to be repeated in a rebuild at the moment it happened. */
+export interface LiveClose<Key> {
+  key: Key;
+  closedAt: string;
+}
+
+export type RebuildStep<Key> =
+  { kind: 'book'; events: ArchivedMessage[] } | { kind: 'close'; key: Key };
+
+/**
+ * A rebuild in the live order: events in the order the live consumer decided them, each live close
+ * placed before the first event decided after it, so a charge that arrived after its period closed is
+ * booked by the late-charge policy as it was live. Runs of events are cut into batches of `batchSize`.
+ */
+export const rebuildSteps = <Key>(
+  events: readonly ArchivedMessage[],
+  closes: readonly LiveClose<Key>[],
+  batchSize: number,
+): RebuildStep<Key>[] => {
+  const ordered = [...events].sort((a, b) =>
+    decidedAt(a) < decidedAt(b) ? -1 : decidedAt(a) > decidedAt(b) ? 1 : 0,
+  );
+  const pending = [...closes].sort((a, b) => (a.closedAt < b.closedAt ? -1 : 1));
+  const steps: RebuildStep<Key>[] = [];
+  let batch: ArchivedMessage[] = [];
+  const flush = () => {
+    if (batch.length > 0) steps.push({ kind: 'book', events: batch });
+    batch = [];
+  };
+  for (const event of ordered) {
+    while (pending.length > 0 && pending[0].closedAt < decidedAt(event)) {
+      flush();
+      steps.push({ kind: 'close', key: pending.shift()!.key });
+    }
+    batch.push(event);
+    if (batch.length >= batchSize) flush();
+  }
+  flush();
+  for (const close of pending) steps.push({ kind: 'close', key: close.key });
+  return steps;
+};
