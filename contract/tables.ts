@@ -12,3 +12,15 @@ export const LEDGER_TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
 } as const;
+
+/** The ledger table's key schema as CreateTable takes it (tests, `replay --rebuild-into`). */
+export const ledgerTableKeySchema = () => ({
+  AttributeDefinitions: [
+    { AttributeName: LEDGER_TABLE.partitionKey, AttributeType: 'S' as const },
+    { AttributeName: LEDGER_TABLE.sortKey, AttributeType: 'S' as const },
+  ],
+  KeySchema: [
+    { AttributeName: LEDGER_TABLE.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: LEDGER_TABLE.sortKey, KeyType: 'RANGE' as const },
+  ],
+});

@@ -95,6 +95,13 @@ export const replayCommand = async (flags: ReplayFlags, session: Session): Promi
     period,
   );
   const summary = selectionText(tenant, period, archived);
+  const selection = {
+    tenant,
+    period,
+    prefix: archived.prefix,
+    records: archived.records,
+    events: archived.events.length,
+  };
 
   if (flags.rebuildInto) {
     const liveTable = await resources.ledgerTable();
@@ -111,11 +118,7 @@ export const replayCommand = async (flags: ReplayFlags, session: Session): Promi
     if (flags.json)
       io.stdout.write(
         json({
-          tenant,
-          period,
-          prefix: archived.prefix,
-          records: archived.records,
-          events: archived.events.length,
+          ...selection,
           sameContent: archived.sameContent,
           notBooked: archived.notBooked,
           table: flags.rebuildInto,
@@ -134,11 +137,7 @@ export const replayCommand = async (flags: ReplayFlags, session: Session): Promi
     io.stdout.write(
       flags.json
         ? json({
-            tenant,
-            period,
-            prefix: archived.prefix,
-            records: archived.records,
-            events: archived.events.length,
+            ...selection,
             sameContent: archived.sameContent,
             notBooked: archived.notBooked,
             dryRun: true,
@@ -160,11 +159,7 @@ export const replayCommand = async (flags: ReplayFlags, session: Session): Promi
     io.stdout.write(
       flags.json
         ? json({
-            tenant,
-            period,
-            prefix: archived.prefix,
-            records: archived.records,
-            events: archived.events.length,
+            ...selection,
             published: published.published,
             rejected: published.rejections,
             topicArn: target.topicArn,

@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { COST_STREAM } from '../../contract/streams';
-import { LEDGER_TABLE } from '../../contract/tables';
+import { ledgerTableKeySchema } from '../../contract/tables';
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
 import {
@@ -114,14 +114,7 @@ export const prepareRebuildTable = async (
     new CreateTableCommand({
       TableName: table,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: LEDGER_TABLE.partitionKey, AttributeType: 'S' },
-        { AttributeName: LEDGER_TABLE.sortKey, AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: LEDGER_TABLE.partitionKey, KeyType: 'HASH' },
-        { AttributeName: LEDGER_TABLE.sortKey, KeyType: 'RANGE' },
-      ],
+      ...ledgerTableKeySchema(),
     }),
   );
   await waitUntilTableExists({ client: dynamo, maxWaitTime: 300 }, { TableName: table });

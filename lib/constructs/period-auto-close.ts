@@ -1,4 +1,4 @@
-import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -10,6 +10,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { ENV, consumerEnvironment } from '../../contract/environment';
 import { ConsumerFunction } from './consumer-function';
+import { allowTableKey } from '../streams/table-grants';
 
 export interface PeriodAutoCloseProps {
   readonly functionName: string;
@@ -74,14 +75,7 @@ export class PeriodAutoClose extends Construct {
         resources: [props.ledgerTable.tableArn],
       }),
     );
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'UseTableKeyThroughDynamoDb',
-        actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-        resources: [props.dataKeyArn],
-        conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
-      }),
-    );
+    allowTableKey(role, props.dataKeyArn);
 
     this.rule = new events.Rule(this, 'Schedule', {
       description: `billing-dedup: daily auto-close of billing periods (${ENV.autoCloseAfterDays}=${props.afterDays})`,

@@ -5,6 +5,7 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { STATEFUL_OUTPUTS } from '../../contract/outputs';
 import { statefulStackName, statelessStackName } from '../naming';
+import { tableKeyStatementProps } from '../streams/table-grants';
 
 /** The principal tag an administrator puts on whoever may assume the role; its value is the stage. */
 export const PERIOD_CLOSER_TAG = 'billing-dedup-period-closer';
@@ -78,14 +79,7 @@ export class PeriodCloserRole extends Construct {
     ];
     if (ledgerTable.encryptionKey)
       statements.push(
-        new iam.PolicyStatement({
-          sid: 'UseTableKeyThroughDynamoDb',
-          actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-          resources: [ledgerTable.encryptionKey.keyArn],
-          conditions: {
-            StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` },
-          },
-        }),
+        new iam.PolicyStatement(tableKeyStatementProps(ledgerTable.encryptionKey.keyArn)),
       );
     for (const statement of statements) this.role.addToPrincipalPolicy(statement);
     NagSuppressions.addResourceSuppressions(

@@ -22,6 +22,7 @@ import { METRIC_NAMESPACE } from '../../contract/telemetry';
 import type { BillingDedupConfig } from '../config';
 import { resourceName, serviceName } from '../naming';
 import { ConsumerFunction } from './consumer-function';
+import { tableKeyStatementProps } from '../streams/table-grants';
 
 export interface PushEndpointProps {
   readonly config: PushEndpointConfig;
@@ -100,12 +101,7 @@ export class PushEndpoint extends Construct {
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ingest-key#*', 'ingest-rate#*'] },
       },
     });
-    add({
-      sid: 'UseTableKeyThroughDynamoDb',
-      actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-      resources: [props.dataKeyArn],
-      conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
-    });
+    add(tableKeyStatementProps(props.dataKeyArn));
     add({
       sid: 'PublishToTopics',
       actions: ['sns:Publish'],

@@ -18,6 +18,7 @@ import { METRIC_NAMESPACE } from '../../contract/telemetry';
 import type { BillingDedupConfig } from '../config';
 import { resourceName, serviceName } from '../naming';
 import { ConsumerFunction } from './consumer-function';
+import { tableKeyStatementProps } from '../streams/table-grants';
 
 /** The dedup-table key prefix of the drift notification claims (lambda/handlers/reconciliation.ts). */
 const CLAIM_SCOPE = 'reconciliation';
@@ -123,12 +124,7 @@ export class Reconciliation extends Construct {
       resources: [props.dedupTable.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CLAIM_SCOPE}#*`] } },
     });
-    add({
-      sid: 'UseTableKeyThroughDynamoDb',
-      actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-      resources: [props.dataKeyArn],
-      conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
-    });
+    add(tableKeyStatementProps(props.dataKeyArn));
     add({
       sid: 'PublishDriftNotifications',
       actions: ['sns:Publish'],

@@ -10,6 +10,7 @@ import { EXPORT_STREAMS } from '../../contract/streams';
 import { BillingDedupConfig } from '../config';
 import { QueueConsumer, type QueueConsumerProps } from '../constructs/queue-consumer';
 import { SecureTopic } from '../constructs/secure-topic';
+import { allowTableKey } from './table-grants';
 import { messagingName, resourceName, serviceName } from '../naming';
 
 /** The key suffix of the manifest AWS Data Exports writes after an execution's data files. */
@@ -319,18 +320,6 @@ function allowDeadLetterMarkers(
       actions: ['dynamodb:GetItem', 'dynamodb:PutItem', ...extra],
       resources: [table.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${stream}#*`] } },
-    }),
-  );
-}
-
-/** Use of the tables' customer managed key, only through DynamoDB. */
-function allowTableKey(role: iam.IRole, keyArn: string): void {
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      sid: 'UseTableKeyThroughDynamoDb',
-      actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-      resources: [keyArn],
-      conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
     }),
   );
 }

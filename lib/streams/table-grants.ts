@@ -16,13 +16,13 @@ export function allowTable(
 }
 
 /** Use of the tables' customer managed key, only through DynamoDB. */
+export const tableKeyStatementProps = (keyArn: string): iam.PolicyStatementProps => ({
+  sid: 'UseTableKeyThroughDynamoDb',
+  actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+  resources: [keyArn],
+  conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
+});
+
 export function allowTableKey(role: iam.IRole, keyArn: string): void {
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      sid: 'UseTableKeyThroughDynamoDb',
-      actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-      resources: [keyArn],
-      conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
-    }),
-  );
+  role.addToPrincipalPolicy(new iam.PolicyStatement(tableKeyStatementProps(keyArn)));
 }

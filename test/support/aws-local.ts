@@ -7,7 +7,7 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/client-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
-import { DEDUP_TABLE, LEDGER_TABLE } from '../../contract/tables';
+import { DEDUP_TABLE, ledgerTableKeySchema } from '../../contract/tables';
 import { LOCAL_CREDENTIALS } from './dynamodb-local';
 
 const REGION = 'us-east-1';
@@ -90,14 +90,7 @@ export const createLedgerTables = async (client: DynamoDBClient): Promise<Ledger
     new CreateTableCommand({
       TableName: ledgerTable,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: LEDGER_TABLE.partitionKey, AttributeType: 'S' },
-        { AttributeName: LEDGER_TABLE.sortKey, AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: LEDGER_TABLE.partitionKey, KeyType: 'HASH' },
-        { AttributeName: LEDGER_TABLE.sortKey, KeyType: 'RANGE' },
-      ],
+      ...ledgerTableKeySchema(),
     }),
   );
   return { dedupTable, ledgerTable };
