@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ARCHIVE_WRITER_TAG } from '../../contract/archive';
+import { secureBucketProps } from './secure-bucket';
 
 export interface ArchiveBucketProps {
   readonly stage: string;
@@ -51,16 +52,7 @@ export function createArchiveBucket(
     removalPolicy: RemovalPolicy.RETAIN,
   });
   const bucket = new s3.Bucket(stack, 'ArchiveBucket', {
-    encryption: s3.BucketEncryption.KMS,
-    encryptionKey: key,
-    bucketKeyEnabled: true,
-    versioned: true,
-    enforceSSL: true,
-    minimumTLSVersion: 1.2,
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    serverAccessLogsBucket: props.accessLogBucket,
-    serverAccessLogsPrefix: 'archive-bucket/',
+    ...secureBucketProps(key, { bucket: props.accessLogBucket, prefix: 'archive-bucket/' }),
     ...(props.objectLock
       ? { objectLockDefaultRetention: s3.ObjectLockRetention.compliance(props.retention) }
       : {}),

@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
+import { secureBucketProps } from './secure-bucket';
 
 /**
  * The principals AWS Data Exports delivers with and the resources it delivers for (AWS Data Exports
@@ -86,16 +87,7 @@ export function createExportBucket(stack: Stack, props: ExportBucketProps): Expo
   ]);
 
   const bucket = new s3.Bucket(stack, 'ExportBucket', {
-    encryption: s3.BucketEncryption.KMS,
-    encryptionKey: key,
-    bucketKeyEnabled: true,
-    versioned: true,
-    enforceSSL: true,
-    minimumTLSVersion: 1.2,
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    serverAccessLogsBucket: accessLogBucket,
-    serverAccessLogsPrefix: 'export-bucket/',
+    ...secureBucketProps(key, { bucket: accessLogBucket, prefix: 'export-bucket/' }),
     lifecycleRules: [
       {
         id: 'expire-replaced-versions',
