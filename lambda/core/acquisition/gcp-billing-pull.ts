@@ -203,7 +203,8 @@ export const pullGcpBilling = async (
         cursor = newCursor(period, targets);
         await ports.cursor.writeMonth(cursor);
       }
-      for (;;) {
+      // Every page read (the pass stopped before the manifest): no page token and pages done.
+      while (cursor.pagesDone === 0 || cursor.pageToken !== undefined) {
         if (!cursor.inserted) {
           await ports.bigquery.insertJob(cursor, monthSql(spec.table, month));
           cursor = { ...cursor, inserted: true };
