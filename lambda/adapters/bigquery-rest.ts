@@ -78,7 +78,13 @@ const numberOf = (value: unknown): number | undefined => {
 };
 
 export class BigQueryRest implements BigQueryPort {
-  readonly stats: BigQueryStats = { requests: 0, retries: 0, throttles: 0, throttleWaitMs: 0, polls: 0 };
+  readonly stats: BigQueryStats = {
+    requests: 0,
+    retries: 0,
+    throttles: 0,
+    throttleWaitMs: 0,
+    polls: 0,
+  };
   private readonly fetch: typeof fetch;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -152,7 +158,8 @@ export class BigQueryRest implements BigQueryPort {
       if (status === 429 || (status === 403 && reasons.includes('rateLimitExceeded'))) {
         this.stats.throttles++;
         this.notBefore =
-          this.now() + throttleWaitMs(headers.entries(), this.now(), this.options.throttleFallbackMs ?? 30_000);
+          this.now() +
+          throttleWaitMs(headers.entries(), this.now(), this.options.throttleFallbackMs ?? 30_000);
         continue;
       }
       const transient = status >= 500 || json === undefined || reasons.includes('backendError');
@@ -197,7 +204,9 @@ export class BigQueryRest implements BigQueryPort {
       if (answer.jobComplete === true) {
         const errors = (answer.errors as { message?: string }[] | undefined) ?? [];
         if (answer.rows === undefined && errors.length > 0)
-          throw new Error(`BigQuery job ${job.jobId} failed: ${errors.map((e) => e.message).join('; ')}`);
+          throw new Error(
+            `BigQuery job ${job.jobId} failed: ${errors.map((e) => e.message).join('; ')}`,
+          );
         return answer;
       }
       this.stats.polls++;
@@ -211,11 +220,15 @@ export class BigQueryRest implements BigQueryPort {
     );
     if (status === 404) throw new ResultsGoneError(`job ${job.jobId} is gone`);
     if (status !== 200) throw this.failure(`jobs.get ${job.jobId}`, status, json);
-    const statistics = (json as { statistics?: { query?: Record<string, unknown> } }).statistics?.query;
+    const statistics = (json as { statistics?: { query?: Record<string, unknown> } }).statistics
+      ?.query;
     return numberOf(statistics?.totalBytesBilled) ?? numberOf(statistics?.totalBytesProcessed) ?? 0;
   }
 
-  async queryAll(sql: string, location: string): Promise<{ rows: BigQueryRow[]; bytesBilled: number }> {
+  async queryAll(
+    sql: string,
+    location: string,
+  ): Promise<{ rows: BigQueryRow[]; bytesBilled: number }> {
     const { status, json } = await this.call('POST', this.url('/queries'), {
       query: sql,
       useLegacySql: false,
@@ -246,7 +259,10 @@ export class BigQueryRest implements BigQueryPort {
 
   async page(job: JobRef, pageToken: string | undefined, maxResults: number): Promise<ResultsPage> {
     const answer = await this.results(job, pageToken, maxResults);
-    const next = typeof answer.pageToken === 'string' && answer.pageToken !== '' ? answer.pageToken : undefined;
+    const next =
+      typeof answer.pageToken === 'string' && answer.pageToken !== ''
+        ? answer.pageToken
+        : undefined;
     const totalRows = numberOf(answer.totalRows);
     return {
       rows: (answer.rows as BigQueryRow[] | undefined) ?? [],

@@ -12,7 +12,12 @@ export const BIGQUERY_SCOPE = 'https://www.googleapis.com/auth/bigquery';
 
 export const serviceAccountToken = (
   key: GcpServiceAccountKey,
-  options: { tokenEndpoint?: string; fetch?: typeof fetch; now?: () => number; scope?: string } = {},
+  options: {
+    tokenEndpoint?: string;
+    fetch?: typeof fetch;
+    now?: () => number;
+    scope?: string;
+  } = {},
 ): (() => Promise<string>) => {
   const endpoint = options.tokenEndpoint ?? GOOGLE_TOKEN_ENDPOINT;
   const now = options.now ?? Date.now;
@@ -22,7 +27,11 @@ export const serviceAccountToken = (
     const signingKey = await importPKCS8(key.privateKey, 'RS256');
     const issuedAt = Math.floor(now() / 1000);
     const assertion = await new SignJWT({ scope: options.scope ?? BIGQUERY_SCOPE })
-      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(key.privateKeyId ? { kid: key.privateKeyId } : {}) })
+      .setProtectedHeader({
+        alg: 'RS256',
+        typ: 'JWT',
+        ...(key.privateKeyId ? { kid: key.privateKeyId } : {}),
+      })
       .setIssuer(key.clientEmail)
       .setAudience(endpoint)
       .setIssuedAt(issuedAt)
@@ -38,9 +47,12 @@ export const serviceAccountToken = (
     });
     const text = await response.text();
     if (response.status !== 200)
-      throw new Error(`Google refused the service account ${key.clientEmail} (${response.status}): ${text.slice(0, 200)}`);
+      throw new Error(
+        `Google refused the service account ${key.clientEmail} (${response.status}): ${text.slice(0, 200)}`,
+      );
     const body = JSON.parse(text) as { access_token?: string; expires_in?: number };
-    if (typeof body.access_token !== 'string') throw new Error('the token answer has no access_token');
+    if (typeof body.access_token !== 'string')
+      throw new Error('the token answer has no access_token');
     cached = { token: body.access_token, expiresAtMs: now() + (body.expires_in ?? 3600) * 1000 };
     return cached.token;
   };

@@ -17,17 +17,18 @@ import { GcpAcquisitionCursor } from '../../lambda/adapters/gcp-acquisition-curs
 import { serviceAccountToken } from '../../lambda/adapters/google-service-account-token';
 import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
-import {
-  pullGcpBilling,
-  type GcpCursorPort,
-} from '../../lambda/core/acquisition/gcp-billing-pull';
+import { pullGcpBilling, type GcpCursorPort } from '../../lambda/core/acquisition/gcp-billing-pull';
 import type { AcquisitionBucketPort } from '../../lambda/core/acquisition/manifest-last';
 import { parseManifest } from '../../lambda/core/exports/manifest';
 import { planExecution, sourceIdOf } from '../../lambda/core/exports/plan';
 import { readCsvRows } from '../../lambda/core/exports/readers/csv';
 import { runExportTask } from '../../lambda/core/exports/run-task';
 import { localS3ClientConfig, startLocalS3, type LocalS3 } from '../../local/emulators/s3';
-import { startBigQueryStandIn, type BigQueryStandIn, type StandInRow } from '../support/bigquery-stand-in';
+import {
+  startBigQueryStandIn,
+  type BigQueryStandIn,
+  type StandInRow,
+} from '../support/bigquery-stand-in';
 import { useExportLedger } from '../support/file-fixtures';
 import { S3Client } from '@aws-sdk/client-s3';
 
@@ -53,9 +54,16 @@ beforeAll(async () => {
   privateKey = await exportPKCS8(keys.privateKey);
   [s3, standIn] = await Promise.all([
     startLocalS3({ buckets: [BUCKET] }),
-    startBigQueryStandIn({ clock, publicKeyPem: await exportSPKI(keys.publicKey), clientEmail: CLIENT_EMAIL }),
+    startBigQueryStandIn({
+      clock,
+      publicKeyPem: await exportSPKI(keys.publicKey),
+      clientEmail: CLIENT_EMAIL,
+    }),
   ]);
-  s3Client = new S3Client({ ...localS3ClientConfig(s3.endpoint), requestChecksumCalculation: 'WHEN_REQUIRED' });
+  s3Client = new S3Client({
+    ...localS3ClientConfig(s3.endpoint),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
 });
 
 afterAll(async () => {
@@ -100,9 +108,20 @@ const taxRow = (exportTime: string): StandInRow => ({
   exportTime,
   invoiceMonth: '202409',
   cells: [
-    { v: BILLING_ACCOUNT }, { v: null }, { v: 'Invoice' }, { v: null }, { v: null }, { v: null },
-    { v: '2024-09-01T00:00:00.000000Z' }, { v: '2024-10-01T00:00:00.000000Z' },
-    { v: 'tax' }, { v: 'USD' }, { v: '12.34' }, { v: [] }, { v: null }, { v: null },
+    { v: BILLING_ACCOUNT },
+    { v: null },
+    { v: 'Invoice' },
+    { v: null },
+    { v: null },
+    { v: null },
+    { v: '2024-09-01T00:00:00.000000Z' },
+    { v: '2024-10-01T00:00:00.000000Z' },
+    { v: 'tax' },
+    { v: 'USD' },
+    { v: '12.34' },
+    { v: [] },
+    { v: null },
+    { v: null },
   ],
 });
 
@@ -120,7 +139,13 @@ const ROWS = 25;
 const seedRows = (): void => {
   if (standIn.rows.length > 0) return;
   for (let i = 0; i < ROWS; i++)
-    standIn.rows.push(usageRow(i, i < 12 ? '2024-09-20' : '2024-10-01', i < 12 ? '2024-09-20T08:00:00.000000Z' : '2024-10-01T08:00:00.000000Z'));
+    standIn.rows.push(
+      usageRow(
+        i,
+        i < 12 ? '2024-09-20' : '2024-10-01',
+        i < 12 ? '2024-09-20T08:00:00.000000Z' : '2024-10-01T08:00:00.000000Z',
+      ),
+    );
   standIn.rows.push(taxRow('2024-10-02T05:00:00.000000Z'));
 };
 
@@ -171,14 +196,16 @@ const instrumented = (
   return {
     bucket: {
       readText: (key: string) => bucket.readText(key),
-      putText: (key: string, text: string, type?: string) => step(() => bucket.putText(key, text, type)),
+      putText: (key: string, text: string, type?: string) =>
+        step(() => bucket.putText(key, text, type)),
     },
     cursor: {
       readWatermarks: () => cursor.readWatermarks(),
       readMonth: (period: string) => cursor.readMonth(period),
       writeWatermarks: (marks: Parameters<GcpCursorPort['writeWatermarks']>[0]) =>
         step(() => cursor.writeWatermarks(marks)),
-      writeMonth: (month: Parameters<GcpCursorPort['writeMonth']>[0]) => step(() => cursor.writeMonth(month)),
+      writeMonth: (month: Parameters<GcpCursorPort['writeMonth']>[0]) =>
+        step(() => cursor.writeMonth(month)),
     },
   };
 };
@@ -201,13 +228,16 @@ const executionRows = async (manifestKey: string) => {
   const manifest = parseManifest(await textOf(manifestKey), `s3://${BUCKET}/${manifestKey}`);
   const rows: Record<string, unknown>[] = [];
   for (const file of manifest.dataFiles)
-    for await (const row of readCsvRows(Readable.from([Buffer.from(await textOf(file.key))]), { gzip: false }))
+    for await (const row of readCsvRows(Readable.from([Buffer.from(await textOf(file.key))]), {
+      gzip: false,
+    }))
       rows.push(row.cells);
   const total = rows.reduce((sum, row) => sum.plus(row.BilledCost as string), new Big(0));
   return { manifest, rows, total: total.toFixed().replace(/\.?0+$/, '') };
 };
 
-const skuIds = (rows: readonly Record<string, unknown>[]) => rows.map((row) => String(row.SkuId ?? 'tax')).sort();
+const skuIds = (rows: readonly Record<string, unknown>[]) =>
+  rows.map((row) => String(row.SkuId ?? 'tax')).sort();
 
 describe('GCP billing acquisition, killed after each write', () => {
   // One month of 26 rows in pages of 10: month cursor (new, inserted), 3 × (page, cursor), manifest,
@@ -222,11 +252,19 @@ describe('GCP billing acquisition, killed after each write', () => {
       const { bigquery, bucket, cursor, spec } = wiring(name);
       const counts = { writes: 0 };
       await expect(
-        pullGcpBilling(spec, { bigquery, ...instrumented(bucket, cursor, counts, killAfter) }, { pageRows: 10, now: clock }),
+        pullGcpBilling(
+          spec,
+          { bigquery, ...instrumented(bucket, cursor, counts, killAfter) },
+          { pageRows: 10, now: clock },
+        ),
       ).rejects.toThrow(Killed);
       expect(await manifestsUnder(name)).toHaveLength(killAfter >= 9 ? 1 : 0);
 
-      const report = await pullGcpBilling(spec, { bigquery, ...instrumented(bucket, cursor, counts) }, { pageRows: 10, now: clock });
+      const report = await pullGcpBilling(
+        spec,
+        { bigquery, ...instrumented(bucket, cursor, counts) },
+        { pageRows: 10, now: clock },
+      );
 
       expect(counts.writes).toBeGreaterThanOrEqual(WRITES);
       const manifests = await manifestsUnder(name);
@@ -239,7 +277,11 @@ describe('GCP billing acquisition, killed after each write', () => {
       expect(report.changed).toEqual(killAfter === WRITES ? [] : ['202409']);
 
       // A third pass finds nothing changed.
-      const again = await pullGcpBilling(spec, { bigquery, bucket, cursor }, { pageRows: 10, now: clock });
+      const again = await pullGcpBilling(
+        spec,
+        { bigquery, bucket, cursor },
+        { pageRows: 10, now: clock },
+      );
       expect(again).toMatchObject({ changed: [], months: [] });
     },
   );
@@ -275,7 +317,9 @@ describe('GCP billing acquisition, provider faults', () => {
     expect(requests[0].atMs).toBeGreaterThanOrEqual(probeStart);
     expect(bigquery.stats).toMatchObject({ throttles: 2, throttleWaitMs: 10_000 });
     expect(bigquery.stats.retries).toBeGreaterThanOrEqual(2);
-    expect(report.months).toEqual([expect.objectContaining({ period: '2024-09', restarts: 1, rows: ROWS + 1 + 10 })]);
+    expect(report.months).toEqual([
+      expect.objectContaining({ period: '2024-09', restarts: 1, rows: ROWS + 1 + 10 }),
+    ]);
     const manifests = await manifestsUnder('faults');
     expect(manifests).toHaveLength(1);
     const { rows, total, manifest } = await executionRows(manifests[0]);
@@ -289,12 +333,20 @@ describe('GCP billing acquisition, provider faults', () => {
     seedRows();
     const { bigquery, bucket, cursor, spec } = wiring('expired');
     await expect(
-      pullGcpBilling(spec, { bigquery, ...instrumented(bucket, cursor, { writes: 0 }, 4) }, { pageRows: 10, now: clock }),
+      pullGcpBilling(
+        spec,
+        { bigquery, ...instrumented(bucket, cursor, { writes: 0 }, 4) },
+        { pageRows: 10, now: clock },
+      ),
     ).rejects.toThrow(Killed);
     const firstJob = (await cursor.readMonth('2024-09'))?.jobId;
     standIn.expireAllJobs();
     clockMs += 25 * 3_600_000;
-    const report = await pullGcpBilling(spec, { bigquery, bucket, cursor }, { pageRows: 10, now: clock });
+    const report = await pullGcpBilling(
+      spec,
+      { bigquery, bucket, cursor },
+      { pageRows: 10, now: clock },
+    );
     expect(report.months[0]).toMatchObject({ restarts: 1, rows: ROWS + 1 });
     expect(report.months[0].executionId).not.toBe(firstJob);
     const { total } = await executionRows((await manifestsUnder('expired'))[0]);
@@ -303,7 +355,12 @@ describe('GCP billing acquisition, provider faults', () => {
 });
 
 describe('GCP billing acquisition through the planner and the switch', () => {
-  const plan = async (tenant: string, manifestKey: string, eventTime: string, sequencer: string) => {
+  const plan = async (
+    tenant: string,
+    manifestKey: string,
+    eventTime: string,
+    sequencer: string,
+  ) => {
     const manifest = parseManifest(await textOf(manifestKey), `s3://${BUCKET}/${manifestKey}`);
     const texts = new Map<string, string>();
     for (const file of manifest.dataFiles) texts.set(file.key, await textOf(file.key));
@@ -315,7 +372,12 @@ describe('GCP billing acquisition through the planner and the switch', () => {
       targetRowsPerTask: 100_000,
     });
     await ledger.store.recordPlan(executionPlan);
-    const ref = { tenant, source: executionPlan.source, period: executionPlan.period, executionId: executionPlan.executionId };
+    const ref = {
+      tenant,
+      source: executionPlan.source,
+      period: executionPlan.period,
+      executionId: executionPlan.executionId,
+    };
     const reports = [];
     for (const task of executionPlan.tasks)
       reports.push(
@@ -324,7 +386,10 @@ describe('GCP billing acquisition through the planner and the switch', () => {
           task,
           store: ledger.store,
           openRows: (opened, fromRow) =>
-            readCsvRows(Readable.from([Buffer.from(texts.get(opened.objectKey) ?? '')]), { gzip: false, fromRow }),
+            readCsvRows(Readable.from([Buffer.from(texts.get(opened.objectKey) ?? '')]), {
+              gzip: false,
+              fromRow,
+            }),
           context: { tenant, billingPeriod: executionPlan.period, source: 'gcp' },
           subChunkRows: 100,
         }),
@@ -335,7 +400,11 @@ describe('GCP billing acquisition through the planner and the switch', () => {
   const statementTotal = async (tenant: string): Promise<string> => {
     let sum = new Big(0);
     for (const account of [...PROJECTS, BILLING_ACCOUNT])
-      for (const row of await readPartitionTotals(ledger.dynamo, ledger.tables.ledgerTable, ledgerPartitionKeyOf(tenant, account, '2024-09')))
+      for (const row of await readPartitionTotals(
+        ledger.dynamo,
+        ledger.tables.ledgerTable,
+        ledgerPartitionKeyOf(tenant, account, '2024-09'),
+      ))
         sum = sum.plus(row.total);
     return sum.toFixed().replace(/\.?0+$/, '');
   };
@@ -344,7 +413,11 @@ describe('GCP billing acquisition through the planner and the switch', () => {
     seedRows();
     const tenant = 'gcp-switch';
     const { bigquery, bucket, cursor, spec } = wiring(tenant);
-    const first = await pullGcpBilling(spec, { bigquery, bucket, cursor }, { pageRows: 10, now: clock });
+    const first = await pullGcpBilling(
+      spec,
+      { bigquery, bucket, cursor },
+      { pageRows: 10, now: clock },
+    );
     const [firstManifest] = await manifestsUnder(tenant);
     const older = await plan(tenant, firstManifest, '2024-10-03T06:10:00.000Z', '0001');
     expect(older.reports.at(-1)?.switched).toMatchObject({ outcome: 'current' });
@@ -357,7 +430,11 @@ describe('GCP billing acquisition through the planner and the switch', () => {
     const rowsBefore = [...standIn.rows];
     standIn.rows.push(correction);
     try {
-      const second = await pullGcpBilling(spec, { bigquery, bucket, cursor }, { pageRows: 10, now: clock });
+      const second = await pullGcpBilling(
+        spec,
+        { bigquery, bucket, cursor },
+        { pageRows: 10, now: clock },
+      );
       expect(second.changed).toEqual(['202409']);
       expect(second.months[0].executionId).not.toBe(first.months[0].executionId);
       const newer = (await manifestsUnder(tenant)).find((key) => key !== firstManifest) as string;
@@ -368,7 +445,12 @@ describe('GCP billing acquisition through the planner and the switch', () => {
       });
       expect((await ledger.store.readExecution(older.ref))?.status).toBe('superseded');
       expect(await statementTotal(tenant)).toBe(truth(standIn.rows));
-      expect(truth(standIn.rows)).toBe(new Big(truth(rowsBefore)).minus('3.25').toFixed().replace(/\.?0+$/, ''));
+      expect(truth(standIn.rows)).toBe(
+        new Big(truth(rowsBefore))
+          .minus('3.25')
+          .toFixed()
+          .replace(/\.?0+$/, ''),
+      );
     } finally {
       standIn.rows.splice(standIn.rows.indexOf(correction), 1);
     }

@@ -137,7 +137,10 @@ export const startBigQueryStandIn = async (options: {
         });
         if (payload.scope !== 'https://www.googleapis.com/auth/bigquery') throw new Error('scope');
       } catch {
-        send(response, 400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
+        send(response, 400, {
+          error: 'invalid_grant',
+          error_description: 'Invalid JWT Signature.',
+        });
         return;
       }
       const token = `ya29.stand-in-${tokens.size + 1}`;
@@ -147,7 +150,11 @@ export const startBigQueryStandIn = async (options: {
     }
     const bearer = (request.headers.authorization ?? '').replace(/^Bearer /, '');
     if (!tokens.has(bearer)) {
-      send(response, 401, errorBody(401, 'authError', 'Request had invalid authentication credentials.'));
+      send(
+        response,
+        401,
+        errorBody(401, 'authError', 'Request had invalid authentication credentials.'),
+      );
       return;
     }
     const fault = faults.shift();
@@ -156,17 +163,33 @@ export const startBigQueryStandIn = async (options: {
       send(
         response,
         status,
-        errorBody(status, 'rateLimitExceeded', 'Exceeded rate limits: too many api requests per user per method for this user_method.'),
-        fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) },
+        errorBody(
+          status,
+          'rateLimitExceeded',
+          'Exceeded rate limits: too many api requests per user per method for this user_method.',
+        ),
+        fault.retryAfterSeconds === undefined
+          ? {}
+          : { 'retry-after': String(fault.retryAfterSeconds) },
       );
       return;
     }
     if (fault?.kind === 'server-error') {
       const status = fault.status ?? 503;
-      send(response, status, errorBody(status, 'backendError', 'Error encountered during execution. Retrying may solve the problem.'));
+      send(
+        response,
+        status,
+        errorBody(
+          status,
+          'backendError',
+          'Error encountered during execution. Retrying may solve the problem.',
+        ),
+      );
       return;
     }
-    const projectPath = /^\/bigquery\/v2\/projects\/([^/]+)\/(queries|jobs)(?:\/([^/]+))?$/.exec(url.pathname);
+    const projectPath = /^\/bigquery\/v2\/projects\/([^/]+)\/(queries|jobs)(?:\/([^/]+))?$/.exec(
+      url.pathname,
+    );
     if (!projectPath) {
       send(response, 404, errorBody(404, 'notFound', `Not found: ${url.pathname}`));
       return;
@@ -181,7 +204,10 @@ export const startBigQueryStandIn = async (options: {
       const jobId = `job_probe_${++probes}`;
       const result = probeRows();
       jobs.set(jobId, { rows: result, bytesBilled: billedFor(rows.length / 4), expired: false });
-      send(response, 200, { ...pageOf(jobId, jobs.get(jobId) as Job, 0, 100_000), kind: 'bigquery#queryResponse' });
+      send(response, 200, {
+        ...pageOf(jobId, jobs.get(jobId) as Job, 0, 100_000),
+        kind: 'bigquery#queryResponse',
+      });
       return;
     }
     if (request.method === 'POST' && collection === 'jobs' && id === undefined) {
@@ -191,11 +217,17 @@ export const startBigQueryStandIn = async (options: {
       };
       const jobId = insert.jobReference.jobId;
       if (jobs.has(jobId)) {
-        send(response, 409, errorBody(409, 'duplicate', `Already Exists: Job billing-reader-project:US.${jobId}`));
+        send(
+          response,
+          409,
+          errorBody(409, 'duplicate', `Already Exists: Job billing-reader-project:US.${jobId}`),
+        );
         return;
       }
       const month = /invoice\.month = '(\d{6})'/.exec(insert.configuration.query.query)?.[1];
-      const selected = rows.filter((row) => row.invoiceMonth === month).map((row) => ({ f: row.cells }));
+      const selected = rows
+        .filter((row) => row.invoiceMonth === month)
+        .map((row) => ({ f: row.cells }));
       jobs.set(jobId, { rows: selected, bytesBilled: billedFor(rows.length), expired: false });
       jobsInserted.push(jobId);
       send(response, 200, {
@@ -208,7 +240,11 @@ export const startBigQueryStandIn = async (options: {
     }
     const job = id === undefined ? undefined : jobs.get(decodeURIComponent(id));
     if (!job || job.expired) {
-      send(response, 404, errorBody(404, 'notFound', `Not found: Job billing-reader-project:US.${id}`));
+      send(
+        response,
+        404,
+        errorBody(404, 'notFound', `Not found: Job billing-reader-project:US.${id}`),
+      );
       return;
     }
     if (request.method === 'GET' && collection === 'jobs') {
@@ -216,7 +252,12 @@ export const startBigQueryStandIn = async (options: {
         kind: 'bigquery#job',
         jobReference: { projectId: 'billing-reader-project', jobId: id, location: 'US' },
         status: { state: 'DONE' },
-        statistics: { query: { totalBytesProcessed: String(job.bytesBilled), totalBytesBilled: String(job.bytesBilled) } },
+        statistics: {
+          query: {
+            totalBytesProcessed: String(job.bytesBilled),
+            totalBytesBilled: String(job.bytesBilled),
+          },
+        },
       });
       return;
     }
@@ -227,10 +268,18 @@ export const startBigQueryStandIn = async (options: {
       return;
     }
     const offset = token === null ? 0 : Number(token.split('~')[1]);
-    const page = pageOf(id as string, job, offset, Number(url.searchParams.get('maxResults') ?? 100_000));
+    const page = pageOf(
+      id as string,
+      job,
+      offset,
+      Number(url.searchParams.get('maxResults') ?? 100_000),
+    );
     if (fault?.kind === 'drop-mid-page') {
       const text = JSON.stringify(page);
-      response.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(text.length) });
+      response.writeHead(200, {
+        'content-type': 'application/json; charset=UTF-8',
+        'content-length': String(text.length),
+      });
       response.write(text.slice(0, Math.floor(text.length / 2)));
       setImmediate(() => request.socket.destroy());
       return;
@@ -239,7 +288,9 @@ export const startBigQueryStandIn = async (options: {
   };
 
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => send(response, 500, errorBody(500, 'internalError', String(error))));
+    handle(request, response).catch((error: unknown) =>
+      send(response, 500, errorBody(500, 'internalError', String(error))),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -16,12 +16,7 @@
  */
 import { addDecimals } from '../decimal';
 import { manifestFor } from '../exports/manifest';
-import {
-  changeProbeSql,
-  invoiceMonthOf,
-  monthSql,
-  periodOfInvoiceMonth,
-} from './gcp-billing-sql';
+import { changeProbeSql, invoiceMonthOf, monthSql, periodOfInvoiceMonth } from './gcp-billing-sql';
 import { FOCUS_FILE_COLUMNS, pageCsv, type BigQueryRow } from './gcp-billing-rows';
 import {
   changedMonths,
@@ -130,18 +125,23 @@ export interface PullReport {
 const DAY_MS = 86_400_000;
 const randomNonce = (): string => Math.random().toString(36).slice(2, 10);
 
-export const dataFileName = (index: number): string =>
-  `page-${String(index).padStart(6, '0')}.csv`;
+export const dataFileName = (index: number): string => `page-${String(index).padStart(6, '0')}.csv`;
+
+const textCell = (row: BigQueryRow, index: number): string => {
+  const value = row.f[index]?.v;
+  return typeof value === 'string' ? value : '';
+};
 
 const probeRows = (rows: readonly BigQueryRow[]): ProbeRow[] =>
   rows.map((row) => ({
-    partitionDay: String(row.f[0]?.v ?? ''),
-    invoiceMonth: String(row.f[1]?.v ?? ''),
-    maxExportTime: String(row.f[2]?.v ?? ''),
+    partitionDay: textCell(row, 0),
+    invoiceMonth: textCell(row, 1),
+    maxExportTime: textCell(row, 2),
   }));
 
 const addTotals = (into: Record<string, string>, from: Map<string, string>): void => {
-  for (const [currency, amount] of from) into[currency] = addDecimals(into[currency] ?? '0', amount);
+  for (const [currency, amount] of from)
+    into[currency] = addDecimals(into[currency] ?? '0', amount);
 };
 
 export const pullGcpBilling = async (
@@ -156,10 +156,18 @@ export const pullGcpBilling = async (
   const pageRows = options.pageRows ?? 10_000;
   const nonce = options.nonce ?? randomNonce;
   const stored = await ports.cursor.readWatermarks();
-  const probe = await ports.bigquery.queryAll(changeProbeSql(spec.table, trailingDays), spec.location);
+  const probe = await ports.bigquery.queryAll(
+    changeProbeSql(spec.table, trailingDays),
+    spec.location,
+  );
   const observed = observedByMonth(probeRows(probe.rows));
   const changed = changedMonths(observed, stored);
-  const report: PullReport = { changed, months: [], probeBytesBilled: probe.bytesBilled, leftForNextPass: 0 };
+  const report: PullReport = {
+    changed,
+    months: [],
+    probeBytesBilled: probe.bytesBilled,
+    leftForNextPass: 0,
+  };
   const oldestDay = new Date(now() - (trailingDays + 2) * DAY_MS).toISOString().slice(0, 10);
 
   const newCursor = (period: string, targets: Watermarks): MonthCursor => ({

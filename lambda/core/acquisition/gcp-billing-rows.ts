@@ -96,10 +96,13 @@ export const focusRowOf = (
   if (rawCredits !== null && rawCredits !== undefined && !Array.isArray(rawCredits))
     fail('invalid-field', 'credit_amounts', 'expected a repeated field');
   const credits = Array.isArray(rawCredits) ? rawCredits : [];
-  let billed = new Big(money(text('cost') ?? fail('missing-field', 'cost', 'required'), 'cost', counts));
+  let billed = new Big(
+    money(text('cost') ?? fail('missing-field', 'cost', 'required'), 'cost', counts),
+  );
   for (const [index, credit] of credits.entries()) {
     const amount = scalar(credit, `credits[${index}].amount`);
-    if (amount !== undefined) billed = billed.plus(money(amount, `credits[${index}].amount`, counts));
+    if (amount !== undefined)
+      billed = billed.plus(money(amount, `credits[${index}].amount`, counts));
   }
   const costType = text('cost_type') ?? 'regular';
   const category =
@@ -145,7 +148,10 @@ export const pageCsv = (
   for (const row of rows) {
     const focus = focusRowOf(row, invoiceMonth, counts);
     const currency = focus.BillingCurrency ?? '';
-    total.set(currency, formatDecimal(new Big(total.get(currency) ?? '0').plus(focus.BilledCost as string)));
+    total.set(
+      currency,
+      formatDecimal(new Big(total.get(currency) ?? '0').plus(focus.BilledCost as string)),
+    );
     lines.push(FOCUS_FILE_COLUMNS.map((column) => csvCell(focus[column])).join(','));
   }
   return { csv: `${lines.join('\n')}\n`, counts, total };

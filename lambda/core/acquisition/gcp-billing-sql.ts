@@ -12,14 +12,19 @@
 import { fail } from '../errors';
 
 /** `<project>.<dataset>.<table>`: project ids may have `-` (and a `domain:` prefix), the rest not. */
-const TABLE = /^([a-z][a-z0-9.:-]{4,61}[a-z0-9])\.([A-Za-z0-9_]{1,1024})\.([A-Za-z0-9_$-]{1,1024})$/;
+const TABLE =
+  /^([a-z][a-z0-9.:-]{4,61}[a-z0-9])\.([A-Za-z0-9_]{1,1024})\.([A-Za-z0-9_$-]{1,1024})$/;
 const INVOICE_MONTH = /^\d{4}(0[1-9]|1[0-2])$/;
 
 export const isBillingTable = (table: string): boolean => TABLE.test(table);
 
 const quoted = (table: string): string => {
   if (!TABLE.test(table))
-    fail('invalid-field', 'table', `expected <project>.<dataset>.<table>, got ${JSON.stringify(table)}`);
+    fail(
+      'invalid-field',
+      'table',
+      `expected <project>.<dataset>.<table>, got ${JSON.stringify(table)}`,
+    );
   return `\`${table}\``;
 };
 

@@ -32,7 +32,9 @@ export const observedByMonth = (rows: readonly ProbeRow[]): Map<string, Watermar
 
 /** True when every watermark of `observed` is at or before the one in `acquired`. */
 export const covers = (acquired: Watermarks, observed: Watermarks): boolean =>
-  Object.entries(observed).every(([key, time]) => acquired[key] !== undefined && acquired[key] >= time);
+  Object.entries(observed).every(
+    ([key, time]) => acquired[key] !== undefined && acquired[key] >= time,
+  );
 
 /** Invoice months (`YYYYMM`, oldest first) with rows after the stored watermarks. */
 export const changedMonths = (
@@ -45,7 +47,11 @@ export const changedMonths = (
     .sort();
 
 /** Stored watermarks moved to `to` where it is later; keys of partitions before `oldestDay` dropped. */
-export const mergeWatermarks = (stored: Watermarks, to: Watermarks, oldestDay: string): Watermarks => {
+export const mergeWatermarks = (
+  stored: Watermarks,
+  to: Watermarks,
+  oldestDay: string,
+): Watermarks => {
   const merged: Watermarks = {};
   for (const [key, time] of Object.entries({ ...stored }))
     if (key.slice(0, 10) >= oldestDay) merged[key] = time;
