@@ -3,13 +3,15 @@
  * tenant's `exportSources` prefix) to the acquisition function's environment, and the event a
  * schedule or `billing-dedup acquire run` sends it; the export bucket is ENV.exportBucketName (docs/azure-acquisition.md).
  */
+import { acquisitionCursorPk, type AcquisitionEvent } from './acquisition';
+
 export const AZURE_ACQUISITION_ENV = {
   /** JSON list of `AzureExportSource`. */
   sources: 'AZURE_EXPORT_SOURCES',
 } as const;
 
 /** The cursor item's partition key of a source (lambda/adapters/azure-acquisition-cursor.ts). */
-export const azureCursorPk = (sourceId: string): string => `ACQUIRE#azure#${sourceId}`;
+export const azureCursorPk = (sourceId: string): string => acquisitionCursorPk('azure', sourceId);
 
 export interface AzureExportSource {
   tenant: string;
@@ -25,9 +27,7 @@ export interface AzureExportSource {
 }
 
 /** What the schedule (and `acquire run`) sends: one pass over every Azure source of the tenant. */
-export interface AzureAcquisitionEvent {
-  tenant: string;
-}
+export type AzureAcquisitionEvent = AcquisitionEvent;
 
 /** The cursor's name for a source: `<storage account host>/<container>/<export folder>`. */
 export const azureSourceId = (

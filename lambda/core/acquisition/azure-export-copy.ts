@@ -16,6 +16,7 @@ import {
   type ListedBlob,
 } from './azure-runs';
 import { azureTarget } from './azure-target';
+import { writeManifestLast, type AcquisitionBucketPort } from './manifest-last';
 
 export interface AzureContainerPort {
   /** Every blob whose name starts with `prefix`. */
@@ -29,12 +30,9 @@ export interface TargetObject {
   sourceEtag?: string;
 }
 
-export interface ExportBucketPort {
+export interface ExportBucketPort extends AcquisitionBucketPort {
   /** Undefined when there is no such object. */
   head(key: string): Promise<TargetObject | undefined>;
-  /** Undefined when there is no such object. */
-  readText(key: string): Promise<string | undefined>;
-  putText(key: string, text: string): Promise<void>;
   /** Streams the blob into the object, recording the blob's ETag with it. */
   copyBlob(blob: { name: string; size: number; etag: string }, key: string): Promise<void>;
 }
@@ -117,10 +115,8 @@ const copyRun = async (
     await ports.bucket.copyBlob(blob, file.key);
     blobsCopied++;
   }
-  const { manifestKey, json } = target.manifest;
-  // A second write would be a second delivery of the execution: write the manifest once.
-  const manifestWritten = (await ports.bucket.readText(manifestKey)) !== json;
-  if (manifestWritten) await ports.bucket.putText(manifestKey, json);
+  const { manifestKey } = target.manifest;
+  const manifestWritten = await writeManifestLast(ports.bucket, target.manifest);
   await ports.cursor.advance({
     submittedTime: run.submittedTime,
     runId: run.runId,

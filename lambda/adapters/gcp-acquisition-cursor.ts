@@ -1,0 +1,66 @@
+/**
+ * The Google Cloud billing acquisition's cursor in the ledger table, under the source's partition key
+ * (`ACQUIRE#gcp#<project.dataset.table>`): `WATERMARKS` (per ingestion partition and invoice month,
+ * the latest export_time acquired) and `MONTH#YYYY-MM` (the month's query job, page token and pages
+ * written). Each is one item, overwritten whole as JSON: small, and only one pass writes a source.
+ */
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { gcpCursorPk } from '../../contract/gcp-acquisition';
+import type { GcpCursorPort, MonthCursor } from '../core/acquisition/gcp-billing-pull';
+import type { Watermarks } from '../core/acquisition/gcp-watermarks';
+import { S } from './dynamo-kit/attributes';
+import { ledgerKey } from './table-layout';
+
+export const GCP_WATERMARKS_SK = 'WATERMARKS';
+export const gcpMonthSk = (period: string): string => `MONTH#${period}`;
+
+export class GcpAcquisitionCursor implements GcpCursorPort {
+  constructor(
+    private readonly options: {
+      client: DynamoDBClient;
+      ledgerTable: string;
+      sourceId: string;
+      now?: () => Date;
+    },
+  ) {}
+
+  private async readJson(sk: string): Promise<unknown> {
+    const { Item } = await this.options.client.send(
+      new GetItemCommand({
+        TableName: this.options.ledgerTable,
+        Key: ledgerKey(gcpCursorPk(this.options.sourceId), sk),
+        ConsistentRead: true,
+      }),
+    );
+    return Item?.state?.S === undefined ? undefined : JSON.parse(Item.state.S);
+  }
+
+  private async writeJson(sk: string, value: unknown): Promise<void> {
+    await this.options.client.send(
+      new PutItemCommand({
+        TableName: this.options.ledgerTable,
+        Item: {
+          ...ledgerKey(gcpCursorPk(this.options.sourceId), sk),
+          state: S(JSON.stringify(value)),
+          updatedAt: S((this.options.now ?? (() => new Date()))().toISOString()),
+        },
+      }),
+    );
+  }
+
+  async readWatermarks(): Promise<Watermarks> {
+    return ((await this.readJson(GCP_WATERMARKS_SK)) as Watermarks | undefined) ?? {};
+  }
+
+  writeWatermarks(marks: Watermarks): Promise<void> {
+    return this.writeJson(GCP_WATERMARKS_SK, marks);
+  }
+
+  async readMonth(period: string): Promise<MonthCursor | undefined> {
+    return (await this.readJson(gcpMonthSk(period))) as MonthCursor | undefined;
+  }
+
+  writeMonth(cursor: MonthCursor): Promise<void> {
+    return this.writeJson(gcpMonthSk(cursor.period), cursor);
+  }
+}
