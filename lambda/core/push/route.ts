@@ -10,6 +10,7 @@
  */
 import type { ApiKeyStore } from '../ingest/api-key';
 import { apiKeyHash, presentedApiKey } from '../ingest/api-key';
+import { isLiveBinding } from '../ingest/api-key-lifecycle';
 import { ingestEvents, type IngestPorts } from '../ingest/ingest';
 import { rateWindowAt, throttled, type RateCounter } from '../ingest/rate-limit';
 import { parseJsonExact } from '../json';
@@ -137,6 +138,8 @@ const handleRoute = async (
   if (key === undefined) return refuse(401, 'missing-credential', 'no API key');
   const caller = await ingest.apiKeys.bindingOf(apiKeyHash(key));
   if (caller === undefined) return refuse(401, 'wrong-secret', 'unknown API key');
+  if (!isLiveBinding(caller, request.receivedAt))
+    return refuse(401, 'expired', 'the API key was rotated out; use its replacement');
   const limit = ingest.rateLimit;
   if (limit !== undefined) {
     const window = rateWindowAt(request.receivedAt.getTime());
