@@ -49,6 +49,11 @@ export interface SampleOptions {
   chargesPerAccountMonth?: number;
   /** The stage's `lateChargePolicy` the truth expects for the late charges (default roll-forward). */
   lateChargePolicy?: SampleLatePolicy;
+  /**
+   * Requests to the push endpoint (default true). Their burst waits for the next rate window (up to a
+   * minute): tests about something else leave them out.
+   */
+  pushes?: boolean;
 }
 
 export const generateSample = (options: SampleOptions): Sample => {
@@ -61,7 +66,7 @@ export const generateSample = (options: SampleOptions): Sample => {
   alertPoison(draft);
   forgedTenants(draft);
   // Draws nothing from the random stream: the messages above and below are those of before.
-  const pushes = pushSample(draft.truth);
+  const pushes = options.pushes === false ? undefined : pushSample(draft.truth);
   const focus = billingExports(options.seed, draft.truth);
   const cur = curExports(options.seed, draft.truth);
   const { changes } = focus;
@@ -75,7 +80,7 @@ export const generateSample = (options: SampleOptions): Sample => {
   return {
     ...built,
     closing,
-    pushes,
+    ...(pushes ? { pushes } : {}),
     reconciliation: reconciliation.reconciliation,
     truth: { ...built.truth, reconciliation: reconciliation.expected },
   };
