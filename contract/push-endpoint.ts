@@ -143,7 +143,7 @@ const parseAzureEntra = (value: unknown): PushEndpointConfig['azureEntra'] => {
     parsed[tenant] = {
       entraTenantId,
       audience,
-      ...(callerAppId !== undefined ? { callerAppId: callerAppId as string } : {}),
+      ...(callerAppId !== undefined ? { callerAppId } : {}),
       ...(jwksUrl !== undefined ? { jwksUrl: httpsUrl(jwksUrl, `${field}.jwksUrl`) } : {}),
     };
   }

@@ -165,7 +165,7 @@ const deliver = async (
  */
 export const runPushSample = async (options: PushRunOptions): Promise<PushRunReport> => {
   const { requests } = options.sample;
-  const outcomes: PushRequestOutcome[] = new Array(requests.length);
+  const outcomes: PushRequestOutcome[] = new Array<PushRequestOutcome>(requests.length);
   const indexed = requests.map((request, index) => ({ request, index }));
   const bursts = new Map<string, typeof indexed>();
   for (const entry of indexed)

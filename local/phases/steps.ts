@@ -37,7 +37,7 @@ export class StepRunner {
   private readonly publishers: Publisher[] = [];
   private readonly unpublished: UnpublishedMessage[] = [];
   private offset = 0;
-  private pushes: Promise<{ error?: unknown }> | undefined;
+  private pushes: Promise<{ error?: Error }> | undefined;
 
   constructor(private readonly options: StepRunnerOptions) {}
 
@@ -104,7 +104,9 @@ export class StepRunner {
           if (send === undefined) throw new Error('a push step without sendPushes');
           this.pushes = send().then(
             () => ({}),
-            (error: unknown) => ({ error }),
+            (error: unknown) => ({
+              error: error instanceof Error ? error : new Error(String(error)),
+            }),
           );
         } else {
           const { error } = (await this.pushes) ?? {};
