@@ -13,6 +13,7 @@ import { chargeVoidCommand } from './commands/charge';
 import { reconcileCommand } from './commands/reconcile';
 import { acquireRunCommand, acquireStatusCommand } from './commands/acquire';
 import { replayCommand } from './commands/replay';
+import { keysCommand } from './commands/keys';
 import { LATE_CHARGE_POLICY_CHOICES } from './operations/periods';
 import type { LateChargePolicy } from '../lambda/core/ports';
 import type { CliDeps, CliIo } from './context';
@@ -452,6 +453,54 @@ export const buildProgram = (
       ),
     ),
   );
+
+  const keys = program
+    .command('keys')
+    .description(
+      'Usage ingest API keys (per tenant and source, stored hashed): create, rotate, revoke, list — no redeploy',
+    );
+  const keyActions = [
+    ['create', "Issue a new API key (shown once); the tenant and source's other keys keep working"],
+    [
+      'rotate',
+      'Issue a new API key and let the other live keys of this tenant and source work for --grace-seconds, then refuse them',
+    ],
+    ['revoke', 'Refuse one API key from now on (--key-id, from `keys list`)'],
+    ['list', 'Every API key of a tenant (and source): id, created, state; never the key'],
+  ] as const;
+  for (const [action, description] of keyActions) {
+    const command = keys
+      .command(action)
+      .description(description)
+      .requiredOption('--tenant <tenant>', 'tenant the key binds')
+      .option('--table <name>', 'ledger table name (instead of discovery)')
+      .option('--json', 'the result as JSON on stdout');
+    if (action === 'list') command.option('--source <source>', 'only this source');
+    else command.requiredOption('--source <source>', 'source the key binds (e.g. metering)');
+    if (action === 'revoke')
+      command.requiredOption('--key-id <id>', 'the key id `keys list` shows');
+    if (action === 'rotate')
+      command.option(
+        '--grace-seconds <n>',
+        'how long the replaced keys keep working (default 86400)',
+        nonNegativeInteger,
+      );
+    withCommon(command).action((options: Record<string, unknown>) =>
+      withSession(options, (session) =>
+        keysCommand(
+          action,
+          {
+            tenant: options.tenant as string,
+            source: options.source as string | undefined,
+            keyId: options.keyId as string | undefined,
+            graceSeconds: options.graceSeconds as number | undefined,
+            json: options.json === true,
+          },
+          session,
+        ),
+      ),
+    );
+  }
 
   const charge = program.command('charge').description('Act on one charge of the ledger');
   withCommon(

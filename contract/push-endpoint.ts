@@ -24,6 +24,21 @@ export interface PushEndpointConfig {
   };
   /** Tenants whose Azure action groups post to `/azure/<tenant>` (token hashes in the ledger table). */
   readonly azureTenants?: readonly string[];
+  /**
+   * Tenants whose action groups use the secure webhook (Entra ID token): tenant → the Entra tenant id,
+   * the app registration (audience), and optionally the caller app id and key set URL.
+   */
+  readonly azureEntra?: Readonly<
+    Record<
+      string,
+      {
+        readonly entraTenantId: string;
+        readonly audience: string;
+        readonly callerAppId?: string;
+        readonly jwksUrl?: string;
+      }
+    >
+  >;
   /** The usage ingest API (`/v1/events`). */
   readonly ingest?: boolean;
   /** Ingest API requests per minute per API key, answered 429 with Retry-After above it. */
@@ -39,6 +54,7 @@ export interface PushEndpointConfig {
 const FIELDS = [
   'pubsub',
   'azureTenants',
+  'azureEntra',
   'ingest',
   'ingestPerMinute',
   'maxBodyBytes',
@@ -102,6 +118,38 @@ const parsePubSub = (value: unknown): PushEndpointConfig['pubsub'] => {
   };
 };
 
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const parseAzureEntra = (value: unknown): PushEndpointConfig['azureEntra'] => {
+  if (value === undefined) return undefined;
+  if (!isRecord(value))
+    throw problem(
+      'azureEntra',
+      'must map tenants to { entraTenantId, audience, callerAppId?, jwksUrl? }',
+    );
+  const parsed: Record<string, NonNullable<PushEndpointConfig['azureEntra']>[string]> = {};
+  for (const [tenant, entry] of Object.entries(value)) {
+    const field = `azureEntra.${tenant}`;
+    if (!isSlug(tenant)) throw problem('azureEntra', slugProblem('tenant', tenant));
+    if (!isRecord(entry))
+      throw problem(field, 'must be { entraTenantId, audience, callerAppId?, jwksUrl? }');
+    const { entraTenantId, audience, callerAppId, jwksUrl } = entry;
+    if (typeof entraTenantId !== 'string' || !GUID.test(entraTenantId))
+      throw problem(`${field}.entraTenantId`, 'must be the Entra tenant (directory) id, a GUID');
+    if (typeof audience !== 'string' || audience.trim() === '')
+      throw problem(`${field}.audience`, "must be the app registration's Application ID URI or id");
+    if (callerAppId !== undefined && (typeof callerAppId !== 'string' || !GUID.test(callerAppId)))
+      throw problem(`${field}.callerAppId`, 'must be an application id (GUID)');
+    parsed[tenant] = {
+      entraTenantId,
+      audience,
+      ...(callerAppId !== undefined ? { callerAppId } : {}),
+      ...(jwksUrl !== undefined ? { jwksUrl: httpsUrl(jwksUrl, `${field}.jwksUrl`) } : {}),
+    };
+  }
+  return parsed;
+};
+
 /** Validates the `pushEndpoint` object; errors name the field and the fix. */
 export const parsePushEndpoint = (value: unknown): PushEndpointConfig | undefined => {
   if (value === undefined || value === null) return undefined;
@@ -119,6 +167,7 @@ export const parsePushEndpoint = (value: unknown): PushEndpointConfig | undefine
   const config: PushEndpointConfig = {
     pubsub: parsePubSub(value.pubsub),
     azureTenants: azure as string[] | undefined,
+    azureEntra: parseAzureEntra(value.azureEntra),
     ingest: value.ingest,
     ingestPerMinute: whole(value.ingestPerMinute, 'ingestPerMinute', 1, 1_000_000),
     maxBodyBytes: whole(value.maxBodyBytes, 'maxBodyBytes', 1024, 6 * 1024 * 1024),
@@ -131,7 +180,12 @@ export const parsePushEndpoint = (value: unknown): PushEndpointConfig | undefine
       100_000,
     ),
   };
-  if (!config.pubsub && (config.azureTenants ?? []).length === 0 && !config.ingest)
+  if (
+    !config.pubsub &&
+    (config.azureTenants ?? []).length === 0 &&
+    Object.keys(config.azureEntra ?? {}).length === 0 &&
+    !config.ingest
+  )
     throw new Error(
       `${PUSH_ENDPOINT_KEY} enables nothing: set pubsub, azureTenants or ingest (or remove it)`,
     );

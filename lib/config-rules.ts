@@ -576,7 +576,7 @@ export const CONFIG_RULES = {
   }),
   pushEndpoint: rule<PushEndpointConfig | undefined>({
     parser: jsonValue(
-      'JSON object `{"pubsub"?: {"audience", "serviceAccounts": {email: tenant}}, "azureTenants"?: [tenant], "ingest"?: true, "ingestPerMinute"?, "maxBodyBytes"?, "ratePerSecond"?, "burst"?, "refusedAuthAlarmPerFiveMinutes"?}`',
+      'JSON object `{"pubsub"?: {"audience", "serviceAccounts": {email: tenant}}, "azureTenants"?: [tenant], "azureEntra"?: {tenant: {"entraTenantId", "audience"}}, "ingest"?: true, "ingestPerMinute"?, "maxBodyBytes"?, "ratePerSecond"?, "burst"?, "refusedAuthAlarmPerFiveMinutes"?}`',
       parsePushEndpoint,
     ),
     default: undefined,

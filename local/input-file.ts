@@ -54,7 +54,9 @@ export type RunStep =
   | { kind: 'settle'; line?: number }
   | { kind: 'period'; period: PeriodAction }
   | { kind: 'providerTotal'; total: ProviderTotalLine; line?: number }
-  | { kind: 'reconcile'; period: string; line?: number };
+  | { kind: 'reconcile'; period: string; line?: number }
+  /** The sample's push requests: `start` sends them in the background, `finish` waits and settles. */
+  | { kind: 'pushes'; phase: 'start' | 'finish' };
 
 export interface InputFile {
   /** Every message line, in file order. */

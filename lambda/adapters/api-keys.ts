@@ -29,7 +29,9 @@ export class DynamoCredentials implements ApiKeyStore {
     const item = await this.item(apiKeyItemKey(keyHash));
     const tenant = item?.tenant?.S;
     const source = item?.source?.S;
-    return tenant !== undefined && source !== undefined ? { tenant, source } : undefined;
+    const expiresAt = item?.expiresAt?.S;
+    if (tenant === undefined || source === undefined) return undefined;
+    return expiresAt === undefined ? { tenant, source } : { tenant, source, expiresAt };
   }
 
   async azureSecretHashOf(tenant: string): Promise<string | undefined> {

@@ -287,6 +287,20 @@ export const apiKeyItemKey = (keyHash: string): { pk: string; sk: string } => ({
   sk: 'API_KEY',
 });
 
+/**
+ * Ledger table: a tenant's API keys listed for operators (`billing-dedup keys list`), one item per key
+ * under the tenant, sorted by source; the function never reads them.
+ */
+export const API_KEY_INDEX_PREFIX = 'API_KEYS#';
+export const apiKeyIndexItemKey = (
+  tenant: string,
+  source: string,
+  keyId: string,
+): { pk: string; sk: string } => ({
+  pk: `${API_KEY_INDEX_PREFIX}${tenant}`,
+  sk: `${source}#${keyId}`,
+});
+
 /** Ledger table: the SHA-256 of a tenant's Azure action-group webhook token. */
 export const webhookSecretItemKey = (tenant: string): { pk: string; sk: string } => ({
   pk: `WEBHOOK_SECRET#azure#${tenant}`,

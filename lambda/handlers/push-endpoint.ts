@@ -18,12 +18,15 @@ import { snsPublisher } from '../adapters/sns-publications';
 import { createTelemetry } from '../adapters/telemetry';
 import { handlePush, type PushDeps, type PushRequest } from '../core/push/route';
 import { isAuthRefusal } from '../core/push/refusal';
+import { entraJwksUrl } from '../core/push/azure-entra-token';
 
 export interface PushEndpointClients {
   dynamo: DynamoDBClient;
   sns: SNSClient;
   /** The key source of the Pub/Sub verifier; default: Google's JWK set (cached and refreshed by jose). */
   keys?: JWTVerifyGetKey;
+  /** The key source of the Azure secure webhook verifier; default: the Entra tenant's JWK set. */
+  entraKeys?: JWTVerifyGetKey;
 }
 
 const required = (env: NodeJS.ProcessEnv, name: string): string => {
@@ -48,6 +51,7 @@ export const createPushEndpointHandler = (
     costEventsFifo: env[PUSH_ENV.costTopicFifo] === 'true',
   });
   const pubsub = config.pubsub;
+  const entraKeys = new Map<string, JWTVerifyGetKey>();
   const deps: PushDeps = {
     maxBodyBytes: config.maxBodyBytes ?? DEFAULT_PUSH_MAX_BODY_BYTES,
     pubsub: pubsub && {
@@ -61,6 +65,22 @@ export const createPushEndpointHandler = (
             config.azureTenants?.includes(tenant)
               ? credentials.azureSecretHashOf(tenant)
               : Promise.resolve(undefined)
+        : undefined,
+    azureEntraPolicyOf:
+      Object.keys(config.azureEntra ?? {}).length > 0
+        ? (tenant) => {
+            const entry = Object.hasOwn(config.azureEntra ?? {}, tenant)
+              ? config.azureEntra?.[tenant]
+              : undefined;
+            if (entry === undefined) return undefined;
+            const url = entry.jwksUrl ?? entraJwksUrl(entry.entraTenantId);
+            let keys = entraKeys.get(url);
+            if (keys === undefined) {
+              keys = clients.entraKeys ?? createRemoteJWKSet(new URL(url));
+              entraKeys.set(url, keys);
+            }
+            return { ...entry, keys };
+          }
         : undefined,
     ingest: config.ingest
       ? {

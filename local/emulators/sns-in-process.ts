@@ -10,7 +10,7 @@ import {
   type MessageAttributeValue,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { type PublishBatchCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { isValidFifoId } from '../../lambda/core/keys';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
 import type { QueuePlan, SubscriptionPlan, TopicPlan } from '../runtime/template';
@@ -246,20 +246,51 @@ export class LocalSns {
       credentials: LOCAL_CREDENTIALS,
       maxAttempts: 1,
     });
+    const attributesOf = (values: PublishCommand['input']['MessageAttributes']) =>
+      Object.fromEntries(
+        Object.entries(values ?? {}).map(([name, value]) => [
+          name,
+          String(value.StringValue ?? ''),
+        ]),
+      );
     client.middlewareStack.add(
       () => async (args) => {
+        const batch = args.input as PublishBatchCommand['input'];
+        if (Array.isArray(batch.PublishBatchRequestEntries)) {
+          // PublishBatch (the push endpoint): each entry is a Publish; a refused one is listed as Failed.
+          const successful: { Id: string; MessageId: string }[] = [];
+          const failed: { Id: string; Code: string; Message: string; SenderFault: boolean }[] = [];
+          for (const entry of batch.PublishBatchRequestEntries) {
+            try {
+              const result = await this.publish({
+                topicArn: String(batch.TopicArn),
+                message: String(entry.Message),
+                subject: entry.Subject,
+                attributes: attributesOf(entry.MessageAttributes),
+                groupId: entry.MessageGroupId,
+                deduplicationId: entry.MessageDeduplicationId,
+              });
+              successful.push({ Id: String(entry.Id), MessageId: result.messageId });
+            } catch (error) {
+              failed.push({
+                Id: String(entry.Id),
+                Code: (error as Error).name,
+                Message: (error as Error).message,
+                SenderFault: true,
+              });
+            }
+          }
+          return {
+            output: { Successful: successful, Failed: failed, $metadata: { httpStatusCode: 200 } },
+            response: {},
+          };
+        }
         const input = args.input as PublishCommand['input'];
-        const attributes = Object.fromEntries(
-          Object.entries(input.MessageAttributes ?? {}).map(([name, value]) => [
-            name,
-            String(value.StringValue ?? ''),
-          ]),
-        );
         const result = await this.publish({
           topicArn: String(input.TopicArn),
           message: String(input.Message),
           subject: input.Subject,
-          attributes,
+          attributes: attributesOf(input.MessageAttributes),
           groupId: input.MessageGroupId,
           deduplicationId: input.MessageDeduplicationId,
         });

@@ -155,12 +155,17 @@ export const startEnvironment = async (options: {
   /** Where to write the stack outputs; undefined: nowhere. */
   outputsFile?: string;
   signal?: AbortSignal;
+  /** The local HTTP API's URL (the push endpoint), when the run serves one. */
+  httpApiEndpoint?: string;
 }): Promise<StartedEnvironment> => {
   const { cleanups } = options;
   const { dynamo, sqs, s3 } = await startEmulators(cleanups);
   throwIfAborted(options.signal);
 
-  const plan = buildPlan(options.stacks, { sqsEndpoint: sqs.endpoint });
+  const plan = buildPlan(options.stacks, {
+    sqsEndpoint: sqs.endpoint,
+    ...(options.httpApiEndpoint ? { httpApiEndpoint: options.httpApiEndpoint } : {}),
+  });
   const adminDynamo = new DynamoDBClient({
     endpoint: dynamo.endpoint,
     region: LOCAL_REGION,

@@ -39,7 +39,8 @@ import {
   type RunInfo,
   type UnpublishedMessage,
 } from '../report/run-report';
-import type { Sample } from '../scenarios/sample';
+import type { GroundTruth, Sample } from '../scenarios/sample';
+import { pushCheck, type PushRunReport } from '../report/push-report';
 import type { ReconciliationRow } from '../reconciliation/stand-in';
 import { reconciliationAgainstTruth } from '../report/reconciliation-check';
 import { archiveCheck, readArchiveReport, type ArchiveReport } from '../report/archive-check';
@@ -66,6 +67,8 @@ export interface RunFacts {
   exportProblems?: InputProblem[];
   /** Rows of the run's reconcile steps (absent when none ran). */
   reconciliation?: ReconciliationRow[];
+  /** The push sample's answers (absent when none was sent). */
+  push?: PushRunReport;
 }
 
 /** What the run left behind, read from the emulators. */
@@ -133,6 +136,20 @@ const streamSettings = (wiring: Pick<StreamWiring, 'poller'>): RunInfo['streams'
   };
 };
 
+/**
+ * The truth with the alerts whose key depends on when the endpoint received them (an Azure AIP budget
+ * alert's period is that month), as the accepted requests' answers give it.
+ */
+export const withPushAlerts = (
+  truth: GroundTruth,
+  push: PushRunReport | undefined,
+): GroundTruth => {
+  const keys = (push?.outcomes ?? []).flatMap((outcome) => outcome.alertKey ?? []);
+  return keys.length === 0
+    ? truth
+    : { ...truth, notificationKeys: [...new Set([...truth.notificationKeys, ...keys])].sort() };
+};
+
 export const reportOf = (
   facts: RunFacts,
   end: RunEnd,
@@ -143,34 +160,47 @@ export const reportOf = (
   const skippedInput = facts.input
     ? skippedInputOf(facts.input.contents, facts.unpublished, facts.exportProblems)
     : [];
-  const verdict = facts.sample
-    ? verdictAgainstTruth(
-        facts.sample.truth,
-        end.ledger,
-        end.notifications,
-        end.deadLetters,
-        settled,
-        facts.unpublished,
-        [
-          exportsAgainstTruth(facts.sample.truth.exports ?? [], end.exports),
-          exportNotificationsAgainstTruth(
-            facts.sample.truth.exportChanges ?? [],
-            end.exportDiffThreshold,
-            end.exportNotifications,
-          ),
-          ...(facts.sample.truth.reconciliation
-            ? [reconciliationAgainstTruth(facts.sample.truth.reconciliation, facts.reconciliation)]
-            : []),
+  const { sample } = facts;
+  const truth = sample && withPushAlerts(sample.truth, facts.push);
+  const verdict =
+    sample && truth
+      ? verdictAgainstTruth(
+          truth,
+          end.ledger,
+          end.notifications,
+          end.deadLetters,
+          settled,
+          facts.unpublished,
+          [
+            exportsAgainstTruth(sample.truth.exports ?? [], end.exports),
+            exportNotificationsAgainstTruth(
+              sample.truth.exportChanges ?? [],
+              end.exportDiffThreshold,
+              end.exportNotifications,
+            ),
+            ...(sample.truth.reconciliation
+              ? [reconciliationAgainstTruth(sample.truth.reconciliation, facts.reconciliation)]
+              : []),
+            ...(sample.pushes
+              ? [
+                  facts.push
+                    ? pushCheck(
+                        facts.push,
+                        sample.pushes.requests.some((r) => r.burst),
+                      )
+                    : { name: 'push', ok: false, detail: 'the push sample was not sent' },
+                ]
+              : []),
+            archived,
+          ],
+        )
+      : verdictWithoutTruth(
+          end.deadLetters,
+          settled,
+          skippedInput,
+          exportsFinished(end.exports),
           archived,
-        ],
-      )
-    : verdictWithoutTruth(
-        end.deadLetters,
-        settled,
-        skippedInput,
-        exportsFinished(end.exports),
-        archived,
-      );
+        );
   const run: RunInfo = {
     mode: facts.input ? 'input' : 'sample',
     seed: facts.seed,
@@ -212,6 +242,7 @@ export const reportOf = (
     redriven: facts.redriven,
     ...(facts.reconciliation ? { reconciliation: facts.reconciliation } : {}),
     archive: end.archive,
+    ...(facts.push ? { push: facts.push } : {}),
     verdict,
     run,
   };

@@ -46,6 +46,10 @@ import type { RecordEvent } from '../runtime/poller';
 import { silentProgress, type ProgressSink } from '../report/progress';
 import type { DeadLetter, LocalReport } from '../report/run-report';
 import { synthesize } from '../runtime/synth';
+import { PUSH_ENDPOINT_KEY } from '../../contract/push-endpoint';
+import { pushSummaryLines, type PushRunReport } from '../report/push-report';
+import { runPushSample } from './push';
+import { attachPushFunction, issuePushCredentials, startPushStandIns } from './push-endpoint';
 import {
   ProviderStandIn,
   reconcileLocally,
@@ -113,13 +117,18 @@ const waitForAbort = (signal?: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
-const keepRunningText = (environment: LocalEnvironment, outputsFile: string | false | undefined) =>
+const keepRunningText = (
+  environment: LocalEnvironment,
+  outputsFile: string | false | undefined,
+  pushUrl?: string,
+) =>
   [
     'local environment running (faults off) — Ctrl-C to stop',
     `  DynamoDB Local  ${environment.endpoints.dynamodb} (jvm pid ${environment.dynamo.process.pid})`,
     `  SQS emulator    ${environment.endpoints.sqs}`,
     `  SNS (Publish)   ${environment.endpoints.sns}`,
     `  S3 (path-style) ${environment.endpoints.s3}`,
+    ...(pushUrl ? [`  push endpoint   ${pushUrl} (/pubsub, /azure/{tenant}, /v1/events)`] : []),
     `  stack outputs   ${outputsFile === false ? '(not written)' : (outputsFile ?? '.local/stack-outputs.json')}`,
     '  e.g. BILLING_DEDUP_OUTPUTS_FILE=.local/stack-outputs.json npx billing-dedup ledger …',
   ].join('\n');
@@ -144,18 +153,27 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
     : (sample?.exports ?? []).map((delivery) => delivery.tenant);
   const exportConfig = exportSourcesFor(exportTenants, options.context);
 
-  progress.phase('synthesizing the CDK app (in-process, bundling skipped)…');
-  const stacks = synthesize(localTenantsContext(exportTenants, exportConfig.context));
-  throwIfAborted(signal);
-
   const cleanups = new Cleanups();
   try {
+    // The push endpoint's URL and key set exist before the synth: the stack is configured with them.
+    const pushSample = sample?.pushes;
+    const push = pushSample ? await startPushStandIns(pushSample, cleanups) : undefined;
+    if (push && options.context?.[PUSH_ENDPOINT_KEY] !== undefined)
+      progress.phase(`-c ${PUSH_ENDPOINT_KEY} ignored: the sample configures the push endpoint`);
+    progress.phase('synthesizing the CDK app (in-process, bundling skipped)…');
+    const stacks = synthesize({
+      ...localTenantsContext(exportTenants, exportConfig.context),
+      ...push?.context,
+    });
+    throwIfAborted(signal);
+
     progress.phase('starting DynamoDB Local and the SQS emulator on free loopback ports…');
     const started = await startEnvironment({
       stacks,
       cleanups,
       outputsFile: localFile(options.outputsFile, 'stack-outputs.json'),
       signal,
+      ...(push ? { httpApiEndpoint: push.api.url } : {}),
     });
     const { environment, pollerSqs, localSns } = started;
     options.onEnvironment?.(environment);
@@ -181,11 +199,36 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
       onRecord: options.onRecord,
     });
     for (const wiring of wirings) progress.phase(describeWiring(wiring));
+    let pushReport: PushRunReport | undefined;
+    let sendPushes: (() => Promise<void>) | undefined;
+    if (push && pushSample) {
+      const attached = attachPushFunction({ plan: environment.plan, api: push.api, clients });
+      const credentials = await issuePushCredentials(
+        started.adminDynamo,
+        attached.ledgerTable,
+        pushSample,
+      );
+      progress.phase(
+        `push endpoint ${push.api.url} (function ${attached.functionName}; Google keys ${push.jwksUrl}): ${pushSample.requests.length} requests to send`,
+      );
+      sendPushes = async () => {
+        pushReport = await runPushSample({
+          url: push.api.url,
+          audience: push.audience,
+          google: push.google,
+          forger: push.forger,
+          credentials,
+          sample: pushSample,
+          signal,
+        });
+        progress.phase(pushSummaryLines(pushReport).join('\n'));
+      };
+    }
 
     const messages: SampleMessage[] = input ? input.messages : allMessagesOf(sample as Sample);
     const steps = input
       ? (input.steps ?? [{ kind: 'messages', messages }])
-      : sampleRunSteps(sample as Sample, cleanups);
+      : sampleRunSteps(sample as Sample, cleanups, sendPushes !== undefined);
     if (input)
       for (const problem of input.skipped.slice(0, 20))
         progress.phase(`--input line ${problem.line} skipped: ${problem.error}`);
@@ -301,6 +344,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
         exportProblems.push(problem);
         progress.phase(`--input line ${problem.line} skipped: ${problem.error}`);
       },
+      sendPushes,
     });
     const ticker = new ProgressTicker({
       progress,
@@ -354,6 +398,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
         sample,
         exportProblems,
         ...(reconciliation ? { reconciliation } : {}),
+        ...(pushReport ? { push: pushReport } : {}),
         ...(input ? { input: { file: options.input as string, contents: input } } : {}),
       },
       end,
@@ -362,7 +407,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
 
     if (options.keepRunning) {
       faults.disable();
-      progress.phase(keepRunningText(environment, options.outputsFile));
+      progress.phase(keepRunningText(environment, options.outputsFile, push?.api.url));
       await waitForAbort(signal);
     }
     return {
@@ -377,7 +422,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
 };
 
 /** The sample's export files in a folder of the run (removed at the end), delivered among its messages. */
-const sampleRunSteps = (sample: Sample, cleanups: Cleanups): RunStep[] => {
+const sampleRunSteps = (sample: Sample, cleanups: Cleanups, withPushes: boolean): RunStep[] => {
   const directory = mkdtempSync(path.join(tmpdir(), 'billing-dedup-exports-'));
   cleanups.add(() => rmSync(directory, { recursive: true, force: true }));
   return sampleSteps(
@@ -385,6 +430,7 @@ const sampleRunSteps = (sample: Sample, cleanups: Cleanups): RunStep[] => {
     writeSampleExports(directory, sample.exports ?? []),
     sample.closing,
     sample.reconciliation,
+    withPushes,
   );
 };
 

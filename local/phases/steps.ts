@@ -29,12 +29,15 @@ export interface StepRunnerOptions {
   onExportProblem: (problem: InputProblem, error: unknown) => void;
   /** A period action that failed (closing a closed period…): recorded (input files) or thrown (the sample). */
   onPeriodProblem: (problem: InputProblem, error: unknown) => void;
+  /** Sends the sample's push requests (HTTP, to the local push endpoint). */
+  sendPushes?: () => Promise<void>;
 }
 
 export class StepRunner {
   private readonly publishers: Publisher[] = [];
   private readonly unpublished: UnpublishedMessage[] = [];
   private offset = 0;
+  private pushes: Promise<{ error?: Error }> | undefined;
 
   constructor(private readonly options: StepRunnerOptions) {}
 
@@ -95,6 +98,21 @@ export class StepRunner {
             error,
           );
         }
+      } else if (step.kind === 'pushes') {
+        if (step.phase === 'start') {
+          const send = this.options.sendPushes;
+          if (send === undefined) throw new Error('a push step without sendPushes');
+          this.pushes = send().then(
+            () => ({}),
+            (error: unknown) => ({
+              error: error instanceof Error ? error : new Error(String(error)),
+            }),
+          );
+        } else {
+          const { error } = (await this.pushes) ?? {};
+          if (error !== undefined) throw error;
+          await this.options.settle();
+        }
       } else await this.options.settle();
     }
     return { published: this.published, unpublished: this.unpublished };
@@ -131,22 +149,29 @@ const reconciliationSteps = (reconciliation: SampleReconciliation | undefined): 
       ]
     : [];
 
-/** The sample's steps: its exports delivered while its messages are published, then its closing, then its reconciliation. */
+/**
+ * The sample's steps: its exports delivered while its messages are published (and its push requests
+ * sent, when it has them: they are all answered and settled before the closing), then its closing, then
+ * its reconciliation.
+ */
 export const sampleSteps = (
   messages: readonly SampleMessage[],
   deliveries: readonly ExportDelivery[],
   closing?: SampleClosing,
   reconciliation?: SampleReconciliation,
+  withPushes = false,
 ): RunStep[] => {
   const half = Math.ceil(messages.length / 2);
   const [first, ...rest] = deliveries.map((delivery): RunStep => ({ kind: 'export', delivery }));
   const last = rest.pop();
   return [
     ...(first ? [first] : []),
+    ...(withPushes ? [{ kind: 'pushes', phase: 'start' } as const] : []),
     { kind: 'messages', messages: messages.slice(0, half) },
     ...rest,
     { kind: 'messages', messages: messages.slice(half) },
     ...(last ? [last] : []),
+    ...(withPushes ? [{ kind: 'pushes', phase: 'finish' } as const] : []),
     ...closingSteps(closing),
     ...reconciliationSteps(reconciliation),
   ];

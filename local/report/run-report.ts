@@ -16,6 +16,7 @@ import type { CapturedPublish } from '../emulators/sns-in-process';
 import type { ExportDiffReport, ExportReport } from './export-executions';
 import type { ExpectedExport, ExpectedExportChange } from '../scenarios/sample';
 import type { ReconciliationRow } from '../reconciliation/stand-in';
+import { pushSummaryLines, type PushRunReport } from './push-report';
 
 export interface CostStreamReport {
   applied: number;
@@ -134,6 +135,8 @@ export interface LocalReport {
   reconciliation?: ReconciliationRow[];
   /** The evidence archive in the local S3: objects, records, acknowledged messages it lacks. */
   archive: ArchiveReport;
+  /** What the run sent to the push endpoint and how it was answered (absent: no push sample). */
+  push?: PushRunReport;
   verdict: Verdict;
   run: RunInfo;
 }
@@ -636,6 +639,7 @@ export const summaryText = (report: LocalReport): string => {
         );
     }
   }
+  if (report.push) out.push(...pushSummaryLines(report.push));
   out.push(
     `archive: ${report.archive.objects} objects, ${report.archive.records} records, ${report.archive.missing} acknowledged message(s) missing`,
   );

@@ -116,6 +116,8 @@ export interface LocalPlan {
 export interface PlanOptions {
   /** The SQS emulator endpoint, e.g. http://127.0.0.1:4566 (queue URLs are `<endpoint>/<account>/<name>`). */
   sqsEndpoint: string;
+  /** The local HTTP API's base URL: the `ApiEndpoint` of the stack's HTTP API (the push endpoint). */
+  httpApiEndpoint?: string;
 }
 
 type Attributes = Record<string, string>;
@@ -237,6 +239,18 @@ class Resolver {
       case 'AWS::KMS::Key': {
         const keyId = `local-${logicalId}`;
         return { ref: keyId, attributes: { Arn: arnOf('kms', `key/${keyId}`), KeyId: keyId } };
+      }
+      case 'AWS::ApiGatewayV2::Api': {
+        const apiId = `local${logicalId.slice(-8).toLowerCase()}`;
+        return {
+          ref: apiId,
+          attributes: {
+            ApiId: apiId,
+            ApiEndpoint:
+              this.options.httpApiEndpoint ??
+              `https://${apiId}.execute-api.${LOCAL_REGION}.amazonaws.com`,
+          },
+        };
       }
       case 'AWS::CloudWatch::Dashboard':
         return { ref: name('DashboardName', generatedName(stackName, logicalId)), attributes: {} };

@@ -11,7 +11,8 @@
  * hidden-state cases; billing exports (FOCUS files delivered to the export bucket: a re-export, a
  * manifest delivered twice, CSV, CSV.gz and Parquet parts, NULL cells and bad rows); and, at the end,
  * a billing period closed and the late charges, restatement and duplicate that arrive after it; and
- * last, the provider's totals for a month and its reconciliation. Each input family is a scenario in `local/scenarios/`; this module only decides
+ * last, the provider's totals for a month and its reconciliation; and requests to the push endpoint
+ * (Pub/Sub pushes, Azure webhooks, the usage ingest API), sent over HTTP while the messages are published. Each input family is a scenario in `local/scenarios/`; this module only decides
  * their order, which is part of what a seed reproduces.
  */
 import { eventIdConflicts } from './conflicts';
@@ -25,6 +26,7 @@ import { curExports } from './cur-exports';
 import { monthlyAlerts } from './monthly-alerts';
 import { monthlyCharges } from './monthly-charges';
 import { lateCharges } from './late-charges';
+import { pushSample } from './push-requests';
 import { providerReconciliation } from './reconciliation';
 import type { SampleLatePolicy } from './truth';
 import type { Sample } from './sample';
@@ -47,6 +49,11 @@ export interface SampleOptions {
   chargesPerAccountMonth?: number;
   /** The stage's `lateChargePolicy` the truth expects for the late charges (default roll-forward). */
   lateChargePolicy?: SampleLatePolicy;
+  /**
+   * Requests to the push endpoint (default true). Their burst waits for the next rate window (up to a
+   * minute): tests about something else leave them out.
+   */
+  pushes?: boolean;
 }
 
 export const generateSample = (options: SampleOptions): Sample => {
@@ -58,6 +65,8 @@ export const generateSample = (options: SampleOptions): Sample => {
   monthlyAlerts(draft);
   alertPoison(draft);
   forgedTenants(draft);
+  // Draws nothing from the random stream: the messages above and below are those of before.
+  const pushes = options.pushes === false ? undefined : pushSample(draft.truth);
   const focus = billingExports(options.seed, draft.truth);
   const cur = curExports(options.seed, draft.truth);
   const { changes } = focus;
@@ -71,6 +80,7 @@ export const generateSample = (options: SampleOptions): Sample => {
   return {
     ...built,
     closing,
+    ...(pushes ? { pushes } : {}),
     reconciliation: reconciliation.reconciliation,
     truth: { ...built.truth, reconciliation: reconciliation.expected },
   };

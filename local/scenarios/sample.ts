@@ -1,6 +1,7 @@
 /** What the sample generator produces: the messages to publish and the ground truth to judge them by. */
 import type { LedgerTotal } from '../../lambda/adapters/ledger-reader';
 import { STREAM_NAMES, type StreamName } from '../../contract/streams';
+import type { PushSample } from './push-requests';
 import type { ExpectedReconciliation, SampleReconciliation } from './reconciliation';
 
 export type Topic = StreamName;
@@ -125,6 +126,8 @@ export interface Sample {
   closing?: SampleClosing;
   /** Provider totals told to the local stand-in after the closing, then a period reconciled. */
   reconciliation?: SampleReconciliation;
+  /** Requests to the push endpoint (Pub/Sub, Azure, ingest API), sent while the messages are published. */
+  pushes?: PushSample;
   truth: GroundTruth;
 }
 

@@ -5,6 +5,7 @@
 import { REJECTION_ATTRIBUTES } from '../../lambda/adapters/sqs-dead-letters';
 import { DEFAULT_SAMPLE_FAULTS } from '../../local/runtime/faults';
 import { generateSample } from '../../local/scenarios/generator';
+import { PUSH_ACCOUNTS, PUSH_BURST_SIZE } from '../../local/scenarios/push-requests';
 import type { RecordEvent } from '../../local/runtime/poller';
 import type { CostStreamReport } from '../../local/report/run-report';
 import { runLocal } from '../../local/phases/run-local';
@@ -27,7 +28,39 @@ describe('npm start (in-process)', () => {
       sample.truth.ledger,
     );
     expect(report.ledger.some((t) => (t.provisional ?? []).length > 0)).toBe(true);
-    expect(report.notifications.map((n) => n.key).sort()).toEqual(sample.truth.notificationKeys);
+    const totalOf = (tenant: string, accountId: string) =>
+      report.ledger.find(
+        (t) => t.tenant === tenant && t.accountId === accountId && t.period === '2026-11',
+      );
+    // The Azure AIP budget alert's key is its month of receipt: the push answer carries it.
+    const receivedKeys = (report.push?.outcomes ?? []).flatMap((o) => o.alertKey ?? []);
+    expect(receivedKeys).toHaveLength(1);
+    expect(report.notifications.map((n) => n.key).sort()).toEqual(
+      [...sample.truth.notificationKeys, ...receivedKeys].sort(),
+    );
+    // The push endpoint: every request answered as the sample expects; what the forgeries, the
+    // replay and the reused key would have added is not in the ledger or the notifications above.
+    expect(report.push?.outcomes.filter((o) => !o.ok)).toEqual([]);
+    expect(report.push?.byRoute).toMatchObject({
+      pubsub: {
+        accepted: 4,
+        refused: {
+          'bad-signature': 1,
+          expired: 1,
+          'tenant-mismatch': 1,
+          'wrong-audience': 1,
+          'unknown-sender': 1,
+        },
+      },
+      azure: { accepted: 3, refused: { 'wrong-secret': 1, 'missing-credential': 1 } },
+      ingest: { replayed: 1, conflicts: 1, refused: { 'tenant-mismatch': 1, 'wrong-secret': 1 } },
+    });
+    expect(report.push?.byRoute.ingest.throttled).toBeGreaterThan(0);
+    expect(totalOf('acme', PUSH_ACCOUNTS.acme)).toMatchObject({ total: '34.25', charges: 4 });
+    expect(totalOf('initech', PUSH_ACCOUNTS.initech)).toMatchObject({
+      total: '0.65',
+      charges: PUSH_BURST_SIZE,
+    });
     expect(report.run.injected['ack-loss']).toBeGreaterThan(0);
     expect(report.broker.redeliveries).toBeGreaterThan(0);
     expect(report.broker.deduplicated).toBeGreaterThan(0);
@@ -40,10 +73,6 @@ describe('npm start (in-process)', () => {
     expect(conflicts).toHaveLength(3);
 
     // The hidden-state cases: each one's truth is part of the ledger equality above; here by name.
-    const totalOf = (tenant: string, accountId: string) =>
-      report.ledger.find(
-        (t) => t.tenant === tenant && t.accountId === accountId && t.period === '2026-11',
-      );
     expect(totalOf('acme', '200000000019')).toMatchObject({ total: '19.99', charges: 1 });
     expect(totalOf('initech', 'Compte Général 7')).toMatchObject({ total: '8.75', charges: 1 });
     expect(report.ledger.some((t) => t.accountId.includes('\u200b'))).toBe(false);
@@ -67,7 +96,7 @@ describe('npm start (in-process)', () => {
   }, 360_000);
 
   it('a record that keeps failing reaches the DLQ after maxReceiveCount receives, and nothing else is lost', async () => {
-    const sample = generateSample({ seed: 7, chargesPerAccountMonth: 8 });
+    const sample = generateSample({ seed: 7, chargesPerAccountMonth: 8, pushes: false });
     const doomed = {
       tenant: 'acme',
       source: 'aws',

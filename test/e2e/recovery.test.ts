@@ -69,4 +69,4 @@ it('redrives the DLQs with faults off after a run with every fault at 0.2, and t
     const message = publishedMessageOf(dead.body);
     expect(poison.has(message) || conflicts.has(message) || forged.has(message)).toBe(true);
   }
-}, 170_000);
+}, 240_000);

@@ -1,13 +1,15 @@
 /**
  * Ingest API keys: a producer presents `Authorization: Bearer <key>` (or `x-api-key`); the stack keeps
  * only the key's SHA-256, bound to one tenant and source. Rotation is adding the new key's hash and
- * removing the old one's, no redeploy; both work in between.
+ * giving the old one an end (`api-key-lifecycle.ts`), no redeploy; both work in between.
  */
 import { sha256Hex } from '../keys';
 
 export interface ApiKeyBinding {
   readonly tenant: string;
   readonly source: string;
+  /** Set when a rotation replaced the key: it is refused (401 `expired`) from then on. */
+  readonly expiresAt?: string;
 }
 
 export interface ApiKeyStore {

@@ -10,10 +10,12 @@
  */
 import type { ApiKeyStore } from '../ingest/api-key';
 import { apiKeyHash, presentedApiKey } from '../ingest/api-key';
+import { isLiveBinding } from '../ingest/api-key-lifecycle';
 import { ingestEvents, type IngestPorts } from '../ingest/ingest';
 import { rateWindowAt, throttled, type RateCounter } from '../ingest/rate-limit';
 import { parseJsonExact } from '../json';
 import { planAzureWebhook } from './azure-body';
+import { verifyEntraToken, type EntraTokenPolicy } from './azure-entra-token';
 import { verifyAzureSecret } from './azure-secret';
 import type { Publication } from './publication';
 import { planPubSubPush } from './pubsub-body';
@@ -44,6 +46,8 @@ export interface PushDeps {
   readonly pubsub?: PubSubTokenPolicy;
   /** The SHA-256 (hex) of a tenant's Azure webhook token. */
   readonly azureSecretHashOf?: (tenant: string) => Promise<string | undefined>;
+  /** Tenants whose action groups use the secure webhook (Entra ID token) instead of the URL token. */
+  readonly azureEntraPolicyOf?: (tenant: string) => EntraTokenPolicy | undefined;
   readonly ingest?: {
     readonly apiKeys: ApiKeyStore;
     readonly ports: IngestPorts;
@@ -125,8 +129,10 @@ const handleRoute = async (
   }
   if (route === 'azure') {
     const tenant = tenantInPath as string;
-    const stored = await deps.azureSecretHashOf?.(tenant);
-    const sender = verifyAzureSecret(tenant, request.query.token, stored);
+    const entra = deps.azureEntraPolicyOf?.(tenant);
+    const sender = entra
+      ? await verifyEntraToken(tenant, request.headers.authorization, entra, request.receivedAt)
+      : verifyAzureSecret(tenant, request.query.token, await deps.azureSecretHashOf?.(tenant));
     if (!sender.ok) return sender;
     const body = parseBody(request.body);
     if (!('value' in body)) return body;
@@ -137,6 +143,8 @@ const handleRoute = async (
   if (key === undefined) return refuse(401, 'missing-credential', 'no API key');
   const caller = await ingest.apiKeys.bindingOf(apiKeyHash(key));
   if (caller === undefined) return refuse(401, 'wrong-secret', 'unknown API key');
+  if (!isLiveBinding(caller, request.receivedAt))
+    return refuse(401, 'expired', 'the API key was rotated out; use its replacement');
   const limit = ingest.rateLimit;
   if (limit !== undefined) {
     const window = rateWindowAt(request.receivedAt.getTime());
@@ -164,7 +172,7 @@ const isConfigured = (route: PushRoute, deps: PushDeps): boolean =>
   route === 'pubsub'
     ? deps.pubsub !== undefined
     : route === 'azure'
-      ? deps.azureSecretHashOf !== undefined
+      ? deps.azureSecretHashOf !== undefined || deps.azureEntraPolicyOf !== undefined
       : deps.ingest !== undefined;
 
 export const handlePush = async (request: PushRequest, deps: PushDeps): Promise<PushAnswer> => {
