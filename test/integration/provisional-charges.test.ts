@@ -5,7 +5,7 @@
  */
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
-import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
+import { readPartitionCharges, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { processCostBatch } from '../../lambda/core/cost-processor';
 import { addDecimals } from '../../lambda/core/decimal';
@@ -242,7 +242,28 @@ describe('provisional stream charges (DynamoDB Local)', () => {
       },
     ]);
     expect(await statement(tenant, NOV)).toEqual([]);
-    // A copy of it is a duplicate; a restatement stays provisional.
+    // Kept as evidence in its own period, where nothing can void it (it is in no total).
+    const kept = (
+      await readPartitionCharges(
+        ledger.dynamo,
+        ledger.tables.ledgerTable,
+        ledgerPartitionKeyOf(tenant, A, OCT),
+      )
+    ).find((charge) => charge.identityId === 's-late');
+    expect(kept).toMatchObject({ amount: '4', currency: 'USD' });
+    expect(kept?.bookedIn).toBeUndefined();
+    await expect(
+      periods().voidCharge({
+        tenant,
+        accountId: A,
+        period: OCT,
+        chargeSk: kept!.sk,
+        by: 'tester',
+        reason: 'test',
+        policy: 'roll-forward',
+      }),
+    ).rejects.toMatchObject({ code: 'provisional' });
+    // A copy of it is a duplicate.
     await streamCharges(tenant, 'aws', [['s-late', '4.00']], 'duplicate');
     expect((await statement(tenant, OCT))[0]).toMatchObject({ total: '11.4', charges: 3 });
 
