@@ -15,6 +15,7 @@ import {
   type StoredCharge,
   type TotalChange,
 } from '../../../lambda/core/ledger-decision';
+import { provisionalText } from '../../../cli/commands/ledger';
 import { voidDelta } from '../../../lambda/core/period-actions';
 
 /** The provisional rule: stream charges of the provider whose export counts are kept apart, never added. */
@@ -380,5 +381,25 @@ describe('late provisional charges of a closed period', () => {
       currency: 'USD',
       provisional: true,
     });
+  });
+});
+
+describe('billing-dedup ledger: provisional lines', () => {
+  it('says how much of a source arrived after the close', () => {
+    const row: StatementRow = {
+      ...stream('USD', '10.4', 2),
+      provisional: [
+        {
+          source: 'aws',
+          total: '11',
+          charges: 2,
+          supersededBy: 'cur',
+          late: { total: '4', charges: 1 },
+        },
+      ],
+    };
+    expect(provisionalText(row)).toEqual([
+      'USD 11 (2 charges) of source aws, of which 4 (1 charge) arrived after the close; the export cur counts instead',
+    ]);
   });
 });
