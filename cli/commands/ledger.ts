@@ -59,11 +59,18 @@ const shadowedLines = (statement: Statement): string[] => {
   ];
 };
 
-/** Stream charges superseded by their provider's export, left out of the totals (docs/ledger.md). */
-const provisionalText = (t: LedgerTotal): string[] =>
+/**
+ * Stream charges superseded by their provider's export, left out of the totals, with the part that
+ * arrived after the period closed (docs/ledger.md#late-provisional-charges).
+ */
+export const provisionalText = (t: LedgerTotal): string[] =>
   (t.provisional ?? []).map(
     (p) =>
-      `${t.currency} ${p.total} (${plural(p.charges, 'charge')}) of source ${p.source}; the export ${p.supersededBy} counts instead`,
+      `${t.currency} ${p.total} (${plural(p.charges, 'charge')}) of source ${p.source}` +
+      (p.late
+        ? `, of which ${p.late.total} (${plural(p.late.charges, 'charge')}) arrived after the close`
+        : '') +
+      `; the export ${p.supersededBy} counts instead`,
   );
 
 const provisionalLines = (totals: readonly LedgerTotal[], where: (t: LedgerTotal) => string) => {

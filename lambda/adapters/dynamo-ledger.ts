@@ -55,21 +55,24 @@ const storedChargeOf = (item: Item): StoredCharge => ({
   currency: item.currency?.S ?? '',
   ...(item.voidedAt?.S === undefined ? {} : { voided: true }),
   ...(item.attributed?.BOOL === true ? { attributed: true } : {}),
+  ...(item.provisional?.BOOL === true ? { provisional: true } : {}),
 });
 
 /** The ledger's charge item: amount as an exact `N`, identity, content hash and what a statement shows. */
 export const chargeItem = (
   charge: Pick<
     ChargeCommit,
-    'ref' | 'event' | 'identity' | 'contentHash' | 'bookedIn' | 'previous'
+    'ref' | 'event' | 'identity' | 'contentHash' | 'bookedIn' | 'previous' | 'provisional'
   >,
   nowMs: number,
 ): Item => {
   const { event } = charge;
   const own = billingPeriodOf(event);
-  // Booked in its own period, its amount is in its source's per-source totals there from now on.
+  // Booked in its own period, its amount is in its source's per-source totals there from now on; a late
+  // provisional charge's only in its source's provisional totals.
   const attributed =
-    charge.bookedIn === undefined || charge.bookedIn === own || charge.previous?.attributed;
+    !charge.provisional &&
+    (charge.bookedIn === undefined || charge.bookedIn === own || charge.previous?.attributed);
   return {
     ...ledgerKey(charge.ref.pk, charge.ref.sk),
     amount: N(event.amount),
@@ -93,6 +96,7 @@ export const chargeItem = (
     ...optionalS('resourceId', event.resourceId),
     ...optionalS('description', event.description),
     ...(attributed ? { attributed: { BOOL: true } } : {}),
+    ...(charge.provisional ? { provisional: { BOOL: true } } : {}),
     updatedAt: S(new Date(nowMs).toISOString()),
   };
 };
@@ -122,7 +126,7 @@ export class DynamoLedger implements LedgerPort {
         this.options.client,
         this.options.ledgerTable,
         chunk.map((ref) => ledgerKey(ref.pk, ref.sk)),
-        `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash, voidedAt, attributed`,
+        `${LEDGER_PK}, ${LEDGER_SK}, amount, currency, version, contentHash, voidedAt, attributed, provisional`,
         (items) => {
           for (const item of items) found.set(refKey(ledgerKeyOf(item)), storedChargeOf(item));
         },
@@ -145,7 +149,8 @@ export class DynamoLedger implements LedgerPort {
         TableName: this.options.ledgerTable,
         Key: ledgerKey(ref.pk, ref.sk),
         ConsistentRead: true,
-        ProjectionExpression: 'amount, currency, version, contentHash, voidedAt, attributed',
+        ProjectionExpression:
+          'amount, currency, version, contentHash, voidedAt, attributed, provisional',
       }),
     );
     return response.Item ? storedChargeOf(response.Item) : null;
@@ -161,7 +166,8 @@ export class DynamoLedger implements LedgerPort {
     if (answer.outcome === 'committed') return 'committed';
     // Items: the charge, then its shard.
     if (conditionFailedAt(answer.codes, 0)) return 'lost-race';
-    return conditionFailedAt(answer.codes, 1) ? 'period-closed' : 'contended';
+    if (!conditionFailedAt(answer.codes, 1)) return 'contended';
+    return commit.provisional ? 'period-open' : 'period-closed';
   }
 
   async commitGroup(
@@ -219,6 +225,9 @@ export class DynamoLedger implements LedgerPort {
         ...(period !== own ? { correctionOf: own } : {}),
       }));
       const found = byPartition.get(pk);
+      if (found && Boolean(found.write.provisional) !== Boolean(commit.provisional)) {
+        throw new Error('provisional commits are committed one by one');
+      }
       if (found) {
         found.write.deltas.push(...deltas);
         found.commits.push(index);
@@ -231,6 +240,7 @@ export class DynamoLedger implements LedgerPort {
           shard: (shardOf(digest, shards) + attempt - 1) % shards,
           scope: { tenant, accountId, period },
           deltas,
+          ...(commit.provisional ? { provisional: true } : {}),
         },
         commits: [index],
       });

@@ -13,7 +13,9 @@ import type {
   PeriodStatus,
   VoidRequest,
 } from '../core/ports';
+import type { Supersession } from '../core/ledger-total';
 import { jitteredBackoff } from './dynamo-kit/backoff';
+import { readSupersession } from './period-supersession';
 import { close, reopen } from './period-close';
 import { list, status } from './period-status';
 import { stateOf, type PeriodTable } from './period-table';
@@ -58,6 +60,10 @@ export class DynamoPeriods implements PeriodPort {
 
   stateOf(key: PeriodKey): Promise<PeriodState> {
     return stateOf(this.table, key);
+  }
+
+  supersession(key: PeriodKey): Promise<Supersession | undefined> {
+    return readSupersession(this.table.client, this.table.table, key);
   }
 
   close(key: PeriodKey, by: string, reason: string, options?: CloseOptions): Promise<PeriodStatus> {

@@ -26,6 +26,7 @@ import {
   isTotalShardSortKey,
   ledgerKey,
   ledgerKeyOf,
+  provisionalAttributeOf,
   shardAttribute,
   sourceTotalAttributeOf,
 } from './table-layout';
@@ -61,8 +62,9 @@ const SHARD_CORRECTED = /^corrected:(\d{4}-\d{2}):(.+)$/;
 /**
  * The stream totals of one `TOTAL#` item, per currency: a shard (`TOTAL#00`..`TOTAL#31`, every currency
  * as `total:<cur>` / `charges:<cur>`, corrections as `corrected:<period>:<cur>`, the part of the period's
- * own charges of each source as `total@<source>:<cur>` / `charges@<source>:<cur>`) or a per-currency item
- * of earlier versions (`TOTAL#<cur>`, attributed to no source).
+ * own charges of each source as `total@<source>:<cur>` / `charges@<source>:<cur>`, late provisional
+ * charges as `provisional@<source>:<cur>`, listed and never added) or a per-currency item of earlier
+ * versions (`TOTAL#<cur>`, attributed to no source).
  */
 export const streamTotalsOf = (item: Record<string, AttributeValue>): StatementRow[] => {
   const scope = {
@@ -108,21 +110,38 @@ export const streamTotalsOf = (item: Record<string, AttributeValue>): StatementR
       },
     ]);
   }
-  return Object.entries(item).flatMap(([name, value]) => {
-    const currency = SHARD_TOTAL.exec(name)?.[1];
-    if (currency === undefined) return [];
+  const late = new Map<string, SourceTotal[]>();
+  for (const [name, value] of Object.entries(item)) {
+    const attribute = provisionalAttributeOf(name);
+    if (!attribute) continue;
+    const { source, currency } = attribute;
+    late.set(currency, [
+      ...(late.get(currency) ?? []),
+      {
+        source,
+        total: decimalOf(value),
+        charges: Number(item[shardAttribute.provisionalCharges(source, currency)]?.N ?? '0'),
+      },
+    ]);
+  }
+  const currencies = new Set(
+    Object.keys(item).flatMap((name) => SHARD_TOTAL.exec(name)?.[1] ?? []),
+  );
+  for (const currency of late.keys()) currencies.add(currency);
+  return [...currencies].map((currency) => {
     const mine = corrections.get(currency) ?? [];
     const bySource = sources.get(currency) ?? [];
-    return [
-      {
-        ...scope,
-        currency,
-        total: decimalOf(value),
-        charges: Number(item[`charges:${currency}`]?.N ?? '0'),
-        ...(mine.length > 0 ? { corrections: mine } : {}),
-        ...(bySource.length > 0 ? { sources: bySource } : {}),
-      },
-    ];
+    const provisional = late.get(currency) ?? [];
+    const total = item[shardAttribute.total(currency)];
+    return {
+      ...scope,
+      currency,
+      total: total ? decimalOf(total) : '0',
+      charges: Number(item[`charges:${currency}`]?.N ?? '0'),
+      ...(mine.length > 0 ? { corrections: mine } : {}),
+      ...(bySource.length > 0 ? { sources: bySource } : {}),
+      ...(provisional.length > 0 ? { lateProvisional: provisional } : {}),
+    };
   });
 };
 

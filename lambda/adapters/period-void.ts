@@ -43,6 +43,12 @@ export const voidCharge = async (
     if (charge.voidedAt?.S) {
       return { outcome: 'already-voided', bookedIn: charge.voidBookedIn?.S ?? input.period };
     }
+    if (charge.provisional?.BOOL === true) {
+      throw new PeriodError(
+        'provisional',
+        `${input.chargeSk} in ${describePeriod(input)} is a late provisional charge: its export counts instead and it is in no total, so there is nothing to void`,
+      );
+    }
     const target = await bookingTarget(input.period, input.policy, (period) =>
       stateOf(t, { ...input, period }),
     );

@@ -117,7 +117,22 @@ export const shardAttribute = {
    */
   sourceTotal: (source: string, currency: string) => `total@${source}:${currency}`,
   sourceCharges: (source: string, currency: string) => `charges@${source}:${currency}`,
+  /**
+   * Late stream charges of `source` kept as provisional in this closed period (its export supersedes
+   * them): listed by statements, never part of `total:<cur>`.
+   */
+  provisionalTotal: (source: string, currency: string) => `provisional@${source}:${currency}`,
+  provisionalCharges: (source: string, currency: string) =>
+    `provisionalCharges@${source}:${currency}`,
 } as const;
+
+/** `provisional@<source>:<cur>` → its source and currency; undefined for any other attribute. */
+export const provisionalAttributeOf = (
+  name: string,
+): { source: string; currency: string } | undefined => {
+  const match = /^provisional@(.+):([^:]+)$/.exec(name);
+  return match ? { source: match[1], currency: match[2] } : undefined;
+};
 
 /** `total@<source>:<cur>` → its source and currency; undefined for any other attribute. */
 export const sourceTotalAttributeOf = (

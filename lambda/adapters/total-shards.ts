@@ -16,6 +16,8 @@ export interface ShardDelta {
   correctionOf?: string;
   /** The part of the effect on its source's per-source totals; ignored on a correction (always added). */
   bySource?: SourceChange;
+  /** A late provisional charge's change: to `provisional@<source>:<cur>` only (needs `bySource`). */
+  provisional?: boolean;
 }
 
 export interface ShardWrite {
@@ -23,20 +25,31 @@ export interface ShardWrite {
   shard: number;
   scope: { tenant: string; accountId: string; period: string };
   deltas: ShardDelta[];
+  /** Late provisional charges of a closed period: the write requires the period closed instead. */
+  provisional?: boolean;
 }
 
 /** The condition every shard write carries. */
 export const NOT_CLOSED = 'attribute_not_exists(closedAt)';
+/** The condition of a provisional write: it changes no total, so it goes only where the close froze them. */
+export const CLOSED = 'attribute_exists(closedAt)';
 
 /**
  * Deltas summed per (attribute) name: `total:<cur>`, `charges:<cur>`, `corrected…:<period>:<cur>`, and
- * for the period's own charges `total@<source>:<cur>`, `charges@<source>:<cur>`.
+ * for the period's own charges `total@<source>:<cur>`, `charges@<source>:<cur>`; a provisional change
+ * only `provisional@<source>:<cur>`, `provisionalCharges@<source>:<cur>`.
  */
 const sums = (deltas: readonly ShardDelta[]): Map<string, string> => {
   const byName = new Map<string, string>();
   const add = (name: string, value: string) =>
     byName.set(name, addDecimals(byName.get(name) ?? '0', value));
-  for (const { currency, delta, charges, correctionOf, bySource } of deltas) {
+  for (const { currency, delta, charges, correctionOf, bySource, provisional } of deltas) {
+    if (provisional) {
+      if (bySource === undefined) throw new Error('a provisional change names its source');
+      add(shardAttribute.provisionalTotal(bySource.source, currency), delta);
+      add(shardAttribute.provisionalCharges(bySource.source, currency), String(charges));
+      continue;
+    }
     add(shardAttribute.total(currency), delta);
     add(shardAttribute.charges(currency), String(charges));
     if (correctionOf !== undefined) {
@@ -69,7 +82,7 @@ export const shardUpdate = (table: string, write: ShardWrite): TransactWriteItem
       TableName: table,
       Key: ledgerKey(write.pk, totalShardSortKey(write.shard)),
       UpdateExpression: `ADD ${adds.join(', ')} SET tenant = :tenant, accountId = :account, period = :period`,
-      ConditionExpression: NOT_CLOSED,
+      ConditionExpression: write.provisional ? CLOSED : NOT_CLOSED,
       ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,
     },

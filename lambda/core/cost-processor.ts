@@ -6,7 +6,13 @@ import type { DeliveryMode } from '../../contract/environment';
 import { ConflictError, fail, PermanentError, TransientError } from './errors';
 import { chooseCommitPlan, LossRate } from './group-size';
 import { billingPeriodOf, fifoGroupId } from './keys';
-import { chargeAfter, decideCharge, type StoredCharge } from './ledger-decision';
+import {
+  asProvisional,
+  chargeAfter,
+  decideCharge,
+  mayBeProvisional,
+  type StoredCharge,
+} from './ledger-decision';
 import type { Outcome, RecordResult } from './outcomes';
 import { parseRecords, parsedValues, runParsedBatch } from './parsed-batch';
 import { Bookings } from './periods';
@@ -158,9 +164,11 @@ export const processCostBatch = async (
   options: CostProcessorOptions,
 ): Promise<BatchOutcome> => {
   const pause = options.pause ?? defaultPause(options);
+  const periods = options.periods;
   const bookings = new Bookings(
     options.lateChargePolicy ?? 'roll-forward',
-    options.periods ? (key) => options.periods!.stateOf(key) : undefined,
+    periods ? (key) => periods.stateOf(key) : undefined,
+    periods?.supersession ? (key) => periods.supersession!(key) : undefined,
   );
   const parsed = parseRecords(records, (record) => {
     const charge = parseCharge(
@@ -223,10 +231,8 @@ export const processCostBatch = async (
     // `attemptNumber` counts tries against other writers; a refusal by a closed period moves the
     // booking on (at most MAX_ROLL_FORWARD_MONTHS times) without counting.
     for (let attemptNumber = 1; ;) {
-      const decision = decideCharge(
-        incomingOf(charge),
-        (await storedCharge(charge.ref)) ?? undefined,
-      );
+      const stored = (await storedCharge(charge.ref)) ?? undefined;
+      const decision = decideCharge(incomingOf(charge), stored);
       if (decision.outcome === 'conflict' && unconfirmed.has(key)) {
         forget(key);
         continue;
@@ -248,12 +254,21 @@ export const processCostBatch = async (
         continue;
       }
       const own = periodKeyOf(charge);
-      const target = await bookings.target(own);
+      // Its closed period's export supersedes its source: kept there as provisional, whatever the policy.
+      const provisional =
+        mayBeProvisional(stored) && (await bookings.keepsProvisional(own, charge.event.source));
+      const target = provisional
+        ? { kind: 'own' as const, period: own.period }
+        : await bookings.target(own);
       if (target.kind === 'rejected') throw periodClosed(own);
       let committed: CommitResult;
       try {
         committed = await options.ledger.commit(
-          target.kind === 'rolled' ? { ...commit, bookedIn: target.period } : commit,
+          provisional
+            ? { ...commit, totals: asProvisional(commit.totals), provisional: true }
+            : target.kind === 'rolled'
+              ? { ...commit, bookedIn: target.period }
+              : commit,
           { attempt: attemptNumber },
         );
       } catch (error) {
@@ -261,12 +276,16 @@ export const processCostBatch = async (
         throw error;
       }
       if (committed === 'committed') {
-        known.set(key, chargeAfter(incomingOf(charge)));
+        known.set(key, chargeAfter(incomingOf(charge), provisional));
         unconfirmed.delete(key);
         return result(decision.outcome);
       }
       if (committed === 'period-closed') {
         bookings.markClosed({ ...own, period: target.period });
+        continue;
+      }
+      if (committed === 'period-open') {
+        bookings.markOpen(own);
         continue;
       }
       if (committed === 'lost-race') forget(key);

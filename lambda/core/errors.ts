@@ -79,7 +79,9 @@ export type PeriodErrorCode =
   /** A close of a month that has not ended (`core/period-close-rule.ts`). */
   | 'not-ended'
   /** A close of an account-period with no data, without `force`. */
-  | 'no-data';
+  | 'no-data'
+  /** A void of a late provisional charge: it counts in no total, so there is nothing to reverse. */
+  | 'provisional';
 
 /** An operator's period action that cannot be done as asked (close, reopen, void); its message says why. */
 export class PeriodError extends Error {

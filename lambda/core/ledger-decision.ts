@@ -14,6 +14,11 @@ export interface StoredCharge {
    * charge written since those exist. Absent on charges written before: their amount is unattributed.
    */
   attributed?: boolean;
+  /**
+   * Kept as a late provisional charge of its closed period (core/ledger-total.ts): its amount is in its
+   * source's `provisional@` totals there, never in a total.
+   */
+  provisional?: boolean;
 }
 
 export interface IncomingCharge {
@@ -43,6 +48,12 @@ export interface TotalChange {
    * attributed: a restatement attributes the whole new amount, a move takes nothing out).
    */
   bySource?: SourceChange;
+  /**
+   * The change goes to the source's late provisional totals of the period (`provisional@`), not to its
+   * total: a late charge of a closed period whose export supersedes its source, or the old amount of
+   * such a charge taken out when it is restated.
+   */
+  provisional?: boolean;
 }
 
 export type LedgerDecision =
@@ -102,6 +113,14 @@ const withSource = (
       };
 
 const restatementTotals = (stored: StoredCharge, incoming: IncomingCharge): TotalChange[] => {
+  if (stored.provisional) {
+    // Its old amount was only ever provisional: out of there, the new amount counted as a new charge.
+    const out = { currency: stored.currency, delta: subtractDecimals('0', stored.amount) };
+    return [
+      withSource(incoming, { ...out, charges: -1, provisional: true }),
+      withSource(incoming, { currency: incoming.currency, delta: incoming.amount, charges: 1 }),
+    ];
+  }
   // A charge written before per-source totals: its old amount was never attributed to its source.
   const fresh = { delta: incoming.amount, charges: 1 };
   if (stored.currency === incoming.currency) {
@@ -123,11 +142,30 @@ const restatementTotals = (stored: StoredCharge, incoming: IncomingCharge): Tota
   ];
 };
 
-/** What the ledger holds after a decision that changes it. */
-export const chargeAfter = (incoming: IncomingCharge): StoredCharge => ({
+/**
+ * Whether a charge may be kept as a late provisional charge of its closed period: a new charge, or a
+ * restatement of one kept so. A charge that was counted keeps its amount where it was counted: its late
+ * restatement is booked by the late-charge policy, as before.
+ */
+export const mayBeProvisional = (stored: StoredCharge | undefined): boolean =>
+  stored === undefined || stored.provisional === true;
+
+/**
+ * The changes of a decision's commit when the charge is kept as a late provisional charge of its closed
+ * period (`mayBeProvisional`): every change goes to its source's provisional totals there.
+ */
+export const asProvisional = (totals: readonly TotalChange[]): TotalChange[] =>
+  totals.map((change) => ({ ...change, provisional: true }));
+
+/** What the ledger holds after a decision that changes it (`provisional`: committed as provisional). */
+export const chargeAfter = (incoming: IncomingCharge, provisional = false): StoredCharge => ({
   version: incoming.identity.version,
   contentHash: incoming.contentHash,
   amount: incoming.amount,
   currency: incoming.currency,
-  ...(incoming.source === undefined ? {} : { attributed: true }),
+  ...(provisional
+    ? { provisional: true }
+    : incoming.source === undefined
+      ? {}
+      : { attributed: true }),
 });

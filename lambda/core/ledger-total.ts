@@ -22,6 +22,11 @@
  * the near-real-time view of it. Stream charges of any other source, corrections booked here for closed
  * periods, and the part of a stream total attributed to no source (charges written before per-source
  * totals existed) stay added.
+ *
+ * Late provisional charges: a stream charge that arrives once its account-period is closed, of the
+ * provider that the period's superseding export (`supersessionOf`) restates, is kept in the closed
+ * period as provisional (its shards' `provisional@<source>:<cur>`, never in a total): listed on the row
+ * under its source's `provisional` entry (`late`), never added, never rolled forward.
  */
 import { addDecimals, subtractDecimals } from './decimal';
 import { authoritativeSource, sourceRank, type SourceRank } from './export-authority';
@@ -54,6 +59,11 @@ export interface StatementRow {
   sources?: SourceTotal[];
   /** Stream charges superseded by the counted export of their provider, left out of `total`. */
   provisional?: ProvisionalCharges[];
+  /**
+   * Input only (a stream total): late stream charges of a closed period kept as provisional, per source
+   * (never in `total`). Never on a row `statementRows` returns (they are listed under `provisional`).
+   */
+  lateProvisional?: SourceTotal[];
 }
 
 /** A stream total's part made by one source's charges. */
@@ -67,6 +77,11 @@ export interface SourceTotal {
 export interface ProvisionalCharges extends SourceTotal {
   /** The export source (its id) whose snapshot counts instead. */
   supersededBy: string;
+  /**
+   * The part of `total` / `charges` that arrived after the period closed (kept in the closed period,
+   * never rolled forward); absent when none did.
+   */
+  late?: { total: string; charges: number };
 }
 
 /** A counted-looking snapshot of a source that is not the account's authoritative one. */
@@ -185,37 +200,88 @@ const mergeCorrections = (
     .sort((x, y) => x.of.localeCompare(y.of));
 };
 
+/** Which snapshots a statement counts and how their sources rank, given the pointers and PERIOD items. */
+const snapshotRules = (current: readonly CurrentSnapshot[], periods: readonly PeriodInfo[]) => {
+  const pointers = new Map(
+    current.map((pointer) => [sourceKey(pointer.tenant, pointer.source, pointer.period), pointer]),
+  );
+  const periodInfo = new Map(periods.map((info) => [accountPeriodKey(info), info]));
+  const pointerOf = (part: SnapshotPart) =>
+    pointers.get(sourceKey(part.tenant, part.source, part.period));
+  const isCurrent = (part: SnapshotPart): boolean =>
+    pointerOf(part)?.executionId === part.executionId;
+  const counted = (part: SnapshotPart): boolean => {
+    const info = periodInfo.get(accountPeriodKey(part));
+    const pinned = info?.pinned[part.source];
+    if (pinned !== undefined) return pinned === part.executionId;
+    if (info?.closedOnce) return false;
+    return isCurrent(part);
+  };
+  const rankOf = (part: SnapshotPart): SourceRank => sourceRank(part.source, pointerOf(part));
+  /** The authoritative one of an account-period's parts (the source its first close fixed, if there). */
+  const authoritativeOf = (parts: readonly SnapshotPart[]): SnapshotPart | undefined => {
+    if (parts.length === 0) return undefined;
+    const fixed = periodInfo.get(accountPeriodKey(parts[0]))?.authoritative;
+    const authoritative = parts.some((part) => part.source === fixed)
+      ? fixed
+      : authoritativeSource(parts.map(rankOf));
+    return parts.find((part) => part.source === authoritative) ?? parts[0];
+  };
+  return { periodInfo, isCurrent, counted, authoritativeOf };
+};
+
+/** The export that restates a provider's stream charges in an account-period. */
+export interface Supersession {
+  /** The provider (stream source slug) whose stream charges are provisional there. */
+  provider: string;
+  /** The export source (its id) whose snapshot restates them. */
+  supersededBy: string;
+}
+
+/**
+ * Whose stream charges the export of an account-period supersedes, and which export: the counted
+ * (authoritative) snapshot's `supersedes`; for a period closed with no snapshot pinned at all, the
+ * authoritative one of its CURRENT snapshots (an export that arrived after the close: it corrects the
+ * period by its difference from what the close counted, core/exports/late-correction-pass.ts).
+ * `parts`: the SNAPSHOT items of the account-period; `info`: its PERIOD item, if any.
+ */
+export const supersessionOf = (
+  parts: readonly SnapshotPart[],
+  current: readonly CurrentSnapshot[],
+  info?: PeriodInfo,
+): Supersession | undefined => {
+  const rules = snapshotRules(current, info ? [info] : []);
+  const counted = parts.filter(rules.counted);
+  const unpinnedClose = info?.closedOnce === true && Object.keys(info.pinned).length === 0;
+  const part = rules.authoritativeOf(
+    counted.length > 0 || !unpinnedClose ? counted : parts.filter(rules.isCurrent),
+  );
+  return part?.supersedes === undefined
+    ? undefined
+    : { provider: part.supersedes, supersededBy: part.source };
+};
+
 export const statementRows = (
   streamTotals: readonly StatementRow[],
   snapshots: readonly SnapshotPart[],
   current: readonly CurrentSnapshot[],
   periods: readonly PeriodInfo[] = [],
 ): StatementRow[] => {
-  const pointers = new Map(
-    current.map((pointer) => [sourceKey(pointer.tenant, pointer.source, pointer.period), pointer]),
-  );
-  const periodInfo = new Map(periods.map((info) => [accountPeriodKey(info), info]));
-  const counted = (part: SnapshotPart): boolean => {
-    const info = periodInfo.get(accountPeriodKey(part));
-    const pinned = info?.pinned[part.source];
-    if (pinned !== undefined) return pinned === part.executionId;
-    if (info?.closedOnce) return false;
-    return (
-      pointers.get(sourceKey(part.tenant, part.source, part.period))?.executionId ===
-      part.executionId
-    );
-  };
-  const rankOf = (part: SnapshotPart): SourceRank =>
-    sourceRank(part.source, pointers.get(sourceKey(part.tenant, part.source, part.period)));
+  const { periodInfo, counted, authoritativeOf } = snapshotRules(current, periods);
   const rows = new Map<string, StatementRow>();
   /** Per row: the stream's per-source parts (kept apart from the rows, which never show them). */
   const sources = new Map<string, SourceTotal[]>();
+  /** Per row: late provisional charges per source (listed, never added). */
+  const late = new Map<string, SourceTotal[]>();
   const add = (row: StatementRow): void => {
     const key = rowKey(row);
     const found = rows.get(key);
     const corrections = mergeCorrections(found?.corrections, row.corrections);
     const shadowed = [...(found?.shadowed ?? []), ...(row.shadowed ?? [])];
     if (row.sources) sources.set(key, mergeSources(sources.get(key), row.sources));
+    if (row.lateProvisional) {
+      late.set(key, mergeSources(late.get(key), row.lateProvisional));
+    }
     rows.set(key, {
       tenant: row.tenant,
       accountId: row.accountId,
@@ -236,11 +302,8 @@ export const statementRows = (
   }
   const superseding: { part: SnapshotPart; provider: string }[] = [];
   for (const parts of byAccountPeriod.values()) {
-    const fixed = periodInfo.get(accountPeriodKey(parts[0]))?.authoritative;
-    const authoritative = parts.some((part) => part.source === fixed)
-      ? fixed
-      : authoritativeSource(parts.map(rankOf));
-    const counted = parts.find((part) => part.source === authoritative) ?? parts[0];
+    const counted = authoritativeOf(parts)!;
+    const authoritative = counted.source;
     if (counted.supersedes !== undefined) {
       superseding.push({ part: counted, provider: counted.supersedes });
     }
@@ -281,7 +344,60 @@ export const statementRows = (
       rows.set(key, withProvisional(row, { ...stream, supersededBy: part.source }));
     }
   }
+  if (late.size > 0) {
+    const partsOf = new Map<string, SnapshotPart[]>();
+    for (const part of snapshots) {
+      const key = accountPeriodKey(part);
+      partsOf.set(key, [...(partsOf.get(key) ?? []), part]);
+    }
+    for (const [key, entries] of late) {
+      const row = rows.get(key);
+      if (!row) continue;
+      const supersession = supersessionOf(
+        partsOf.get(accountPeriodKey(row)) ?? [],
+        current,
+        periodInfo.get(accountPeriodKey(row)),
+      );
+      rows.set(key, withLateProvisional(row, entries, supersession));
+    }
+  }
   return [...rows.values()].sort(compareRows);
+};
+
+/**
+ * `row` with its late provisional charges listed under their source's `provisional` entry (merged with
+ * the stream charges the export supersedes there); nothing moves its total.
+ */
+const withLateProvisional = (
+  row: StatementRow,
+  entries: readonly SourceTotal[],
+  supersession: Supersession | undefined,
+): StatementRow => {
+  const provisional = [...(row.provisional ?? [])];
+  for (const entry of entries) {
+    if (entry.total === '0' && entry.charges === 0) continue;
+    const late = { total: entry.total, charges: entry.charges };
+    const index = provisional.findIndex((found) => found.source === entry.source);
+    if (index >= 0) {
+      const found = provisional[index];
+      provisional[index] = {
+        ...found,
+        total: addDecimals(found.total, entry.total),
+        charges: found.charges + entry.charges,
+        late,
+      };
+    } else {
+      provisional.push({
+        source: entry.source,
+        total: late.total,
+        charges: late.charges,
+        supersededBy:
+          supersession?.provider === entry.source ? supersession.supersededBy : '(export)',
+        late,
+      });
+    }
+  }
+  return provisional.length > 0 ? { ...row, provisional } : row;
 };
 
 /**
@@ -300,9 +416,11 @@ export const countedStreamOf = (
   };
   for (const row of streamTotals)
     for (const part of row.sources ?? []) if (part.source === source) add(row.currency, part.total);
+  // Late provisional charges were never in the per-source totals: only the rest is taken out.
   for (const row of rows)
     for (const part of row.provisional ?? [])
-      if (part.source === source) add(row.currency, subtractDecimals('0', part.total));
+      if (part.source === source)
+        add(row.currency, subtractDecimals(part.late?.total ?? '0', part.total));
   return Object.fromEntries(Object.entries(counted).filter(([, total]) => total !== '0'));
 };
 

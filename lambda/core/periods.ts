@@ -3,6 +3,7 @@
  * (docs/ledger.md#late-charges). No I/O: the state of a period is asked through `stateOf`.
  */
 import { TransientError } from './errors';
+import type { Supersession } from './ledger-total';
 import type { LateChargePolicy, PeriodKey, PeriodState } from './ports';
 
 const PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/;
@@ -68,18 +69,44 @@ const periodId = (key: PeriodKey): string =>
  * Where a batch's effects are booked, with what it learned of closed periods kept for the rest of the
  * invocation (a late charge after the first costs no failed transaction). An effect's own period is
  * assumed open until a commit is refused — the commit's own condition is the check, so the hot path
- * reads nothing; later periods are asked through `stateOf` when given.
+ * reads nothing; later periods are asked through `stateOf` when given. A late stream charge whose closed
+ * period's export supersedes its source is not booked by the policy: it is kept there as provisional
+ * (`keepsProvisional`, docs/ledger.md#late-provisional-charges).
  */
 export class Bookings {
   private readonly closed = new Set<string>();
+  private readonly supersessions = new Map<string, Promise<Supersession | undefined>>();
 
   constructor(
     private readonly policy: LateChargePolicy,
     private readonly stateOf?: (key: PeriodKey) => Promise<PeriodState>,
+    private readonly supersessionOf?: (key: PeriodKey) => Promise<Supersession | undefined>,
   ) {}
 
   markClosed(key: PeriodKey): void {
     this.closed.add(periodId(key));
+  }
+
+  /** A period found open again (reopened since a commit was refused). */
+  markOpen(key: PeriodKey): void {
+    this.closed.delete(periodId(key));
+  }
+
+  /**
+   * Whether a late effect of `source` in the closed account-period `key` is kept there as provisional:
+   * its export supersedes that source's stream charges (asked once per account-period and invocation;
+   * a failed read is asked again).
+   */
+  async keepsProvisional(key: PeriodKey, source: string): Promise<boolean> {
+    if (!this.supersessionOf || !this.isKnownClosed(key)) return false;
+    const id = periodId(key);
+    let found = this.supersessions.get(id);
+    if (!found) {
+      found = this.supersessionOf(key);
+      this.supersessions.set(id, found);
+      found.catch(() => this.supersessions.delete(id));
+    }
+    return (await found)?.provider === source;
   }
 
   isKnownClosed(key: PeriodKey): boolean {

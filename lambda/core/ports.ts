@@ -3,6 +3,7 @@ import type { StoredCharge, TotalChange } from './ledger-decision';
 import type { AlertEvent, CostEvent } from './events';
 import type { RejectionCode } from './errors';
 import type { CostIdentity } from './keys';
+import type { Supersession } from './ledger-total';
 
 /** The parts of an SQS record the consumers use (matches aws-lambda's SQSRecord). */
 export interface SqsRecordInput {
@@ -42,6 +43,12 @@ export interface ChargeCommit {
    * closed and the late-charge policy rolled it forward); the charge item records it as `bookedIn`.
    */
   bookedIn?: string;
+  /**
+   * Kept as a late provisional charge of its own closed period (its export supersedes its source,
+   * `PeriodStatePort.supersession`): the totals go to the source's provisional totals there, on condition
+   * that the period is still closed; never with `bookedIn`.
+   */
+  provisional?: boolean;
 }
 
 /** Per commit attempt: which try this is, so a retry after contention can move to another total shard. */
@@ -56,8 +63,11 @@ export interface CommitOptions {
  * `lost-race`: a concurrent writer changed the charge first (re-read and decide again).
  * `contended`: only cancelled because another transaction was writing the same items (a shared total);
  * nothing failed a condition, so the same commit can simply be tried again.
+ * `period-open`: a provisional commit (`ChargeCommit.provisional`) found its period open (reopened since
+ * it was refused): decide again as an ordinary charge.
  */
-export type CommitResult = 'committed' | 'lost-race' | 'contended' | 'period-closed';
+export type CommitResult =
+  'committed' | 'lost-race' | 'contended' | 'period-closed' | 'period-open';
 
 /**
  * `lost-race`: `losers` are the commits whose charge condition failed. `period-closed`: nothing
@@ -172,6 +182,12 @@ export interface CloseOptions {
 /** Reads only the state of a period (the cost consumer's view: open or closed, nothing else). */
 export interface PeriodStatePort {
   stateOf(key: PeriodKey): Promise<PeriodState>;
+  /**
+   * For an account-period found closed: the provider whose stream charges its export supersedes there,
+   * and that export (core/ledger-total.ts `supersessionOf`); undefined when none does. Without it, every
+   * late charge is booked by the late-charge policy.
+   */
+  supersession?(key: PeriodKey): Promise<Supersession | undefined>;
 }
 
 /** Closing, reopening, inspecting billing periods and voiding charges; errors are `PeriodError`s. */

@@ -5,7 +5,7 @@
  */
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
-import { readPartitionTotals } from '../../lambda/adapters/ledger-reader';
+import { readPartitionCharges, readPartitionTotals } from '../../lambda/adapters/ledger-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { processCostBatch } from '../../lambda/core/cost-processor';
 import { addDecimals } from '../../lambda/core/decimal';
@@ -60,8 +60,13 @@ const corrections = (): LateCorrectionDeps => ({
   }),
 });
 
-/** Stream charges of the cost consumer in October, one record each. */
-const streamCharges = async (tenant: string, source: string, charges: [string, string][]) => {
+/** Stream charges of the cost consumer in October, one record each (`late`: as the handler, with periods). */
+const streamCharges = async (
+  tenant: string,
+  source: string,
+  charges: [string, string][],
+  expected: string = 'applied',
+) => {
   const outcome = await processCostBatch(
     charges.map(([id, amount]) =>
       sqsRecord(
@@ -75,9 +80,16 @@ const streamCharges = async (tenant: string, source: string, charges: [string, s
         }),
       ),
     ),
-    { fifo: false, concurrency: 1, ledger: costLedger(), deadLetters: { send: async () => {} } },
+    {
+      fifo: false,
+      concurrency: 1,
+      ledger: costLedger(),
+      deadLetters: { send: async () => {} },
+      lateChargePolicy: 'roll-forward',
+      periods: periods(),
+    },
   );
-  expect(outcome.results.map((result) => result.outcome)).toEqual(charges.map(() => 'applied'));
+  expect(outcome.results.map((result) => result.outcome)).toEqual(charges.map(() => expected));
 };
 
 const statement = async (tenant: string, period = OCT) =>
@@ -193,6 +205,121 @@ describe('provisional stream charges (DynamoDB Local)', () => {
     const [nov] = await statement(tenant, NOV);
     expect(nov.total).toBe('-1');
     // Over both months: the export (9) + metering (1).
+    expect(addDecimals(oct.total, nov.total)).toBe('10');
+  });
+
+  it('stores a late stream charge of a closed period whose export is pinned as provisional: no total moves, nothing rolls forward', async () => {
+    const tenant = freshTenant();
+    await streamCharges(tenant, 'aws', [['s-1', '7.00']]);
+    await streamCharges(tenant, 'metering', [['m-1', '1.00']]);
+    const { planned } = await deliver(
+      ledger.store,
+      delivery(tenant, 'e1', ['6.20', '4.20']),
+      supersedingAws,
+    );
+    const closed = await periods().close(
+      { tenant, accountId: A, period: OCT },
+      'tester',
+      'invoiced',
+    );
+    expect(closed.totalsAtClose).toEqual([{ currency: 'USD', total: '11.4', charges: 3 }]);
+
+    await streamCharges(tenant, 'aws', [['s-late', '4.00']]);
+    expect(await statement(tenant, OCT)).toEqual([
+      {
+        currency: 'USD',
+        total: '11.4',
+        charges: 3,
+        provisional: [
+          {
+            source: 'aws',
+            total: '11',
+            charges: 2,
+            supersededBy: planned.ref.source,
+            late: { total: '4', charges: 1 },
+          },
+        ],
+      },
+    ]);
+    expect(await statement(tenant, NOV)).toEqual([]);
+    // Kept as evidence in its own period, where nothing can void it (it is in no total).
+    const kept = (
+      await readPartitionCharges(
+        ledger.dynamo,
+        ledger.tables.ledgerTable,
+        ledgerPartitionKeyOf(tenant, A, OCT),
+      )
+    ).find((charge) => charge.identityId === 's-late');
+    expect(kept).toMatchObject({ amount: '4', currency: 'USD' });
+    expect(kept?.bookedIn).toBeUndefined();
+    await expect(
+      periods().voidCharge({
+        tenant,
+        accountId: A,
+        period: OCT,
+        chargeSk: kept!.sk,
+        by: 'tester',
+        reason: 'test',
+        policy: 'roll-forward',
+      }),
+    ).rejects.toMatchObject({ code: 'provisional' });
+    // A copy of it is a duplicate.
+    await streamCharges(tenant, 'aws', [['s-late', '4.00']], 'duplicate');
+    expect((await statement(tenant, OCT))[0]).toMatchObject({ total: '11.4', charges: 3 });
+
+    // Another source's late charge is rolled forward and added, as before.
+    await streamCharges(tenant, 'metering', [['m-late', '2.00']]);
+    expect(await statement(tenant, OCT)).toMatchObject([{ total: '11.4', charges: 3 }]);
+    expect(await statement(tenant, NOV)).toEqual([
+      {
+        currency: 'USD',
+        total: '2',
+        charges: 1,
+        corrections: [{ of: OCT, total: '2', charges: 1 }],
+      },
+    ]);
+  });
+
+  it('an export after a close, then a late stream charge of its provider: provisional, the rolled-forward difference stays', async () => {
+    const tenant = freshTenant();
+    await streamCharges(tenant, 'aws', [
+      ['s-1', '7.00'],
+      ['s-2', '3.00'],
+    ]);
+    await streamCharges(tenant, 'metering', [['m-1', '1.00']]);
+    await periods().close({ tenant, accountId: A, period: OCT }, 'tester', 'invoiced');
+    const { planned } = await deliver(ledger.store, delivery(tenant, 'e1', ['6.20', '4.20']), {
+      ...supersedingAws,
+      corrections: corrections(),
+    });
+    expect(await statement(tenant, NOV)).toMatchObject([{ total: '0.4', charges: 1 }]);
+
+    await streamCharges(tenant, 'aws', [['s-late', '4.00']]);
+    // October keeps its closed total; the late charge is listed, superseded by the export.
+    expect(await statement(tenant, OCT)).toEqual([
+      {
+        currency: 'USD',
+        total: '11',
+        charges: 3,
+        provisional: [
+          {
+            source: 'aws',
+            total: '4',
+            charges: 1,
+            supersededBy: planned.ref.source,
+            late: { total: '4', charges: 1 },
+          },
+        ],
+      },
+    ]);
+    expect(await statement(tenant, NOV)).toMatchObject([{ total: '0.4', charges: 1 }]);
+    // The next export still corrects against what the closed statement counted (10 of aws).
+    await deliver(ledger.store, delivery(tenant, 'e2', ['9.00']), {
+      ...supersedingAws,
+      corrections: corrections(),
+    });
+    const [oct] = await statement(tenant, OCT);
+    const [nov] = await statement(tenant, NOV);
     expect(addDecimals(oct.total, nov.total)).toBe('10');
   });
 });

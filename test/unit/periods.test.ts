@@ -87,4 +87,39 @@ describe('Bookings (one invocation)', () => {
     expect(bookings.isKnownClosed({ ...key('2026-10'), accountId: '2' })).toBe(false);
     expect(await bookings.target(key('2026-10'))).toEqual({ kind: 'rejected', period: '2026-10' });
   });
+
+  it('keeps a late charge provisional only in a period known closed whose export supersedes its source; asks once per period', async () => {
+    let asked = 0;
+    const bookings = new Bookings('reject', undefined, () => {
+      asked += 1;
+      return Promise.resolve({ provider: 'aws', supersededBy: 'exports/acme/focus' });
+    });
+    // Not known closed: the commit's own condition decides first, nothing is asked.
+    expect(await bookings.keepsProvisional(key('2026-10'), 'aws')).toBe(false);
+    expect(asked).toBe(0);
+    bookings.markClosed(key('2026-10'));
+    expect(await bookings.keepsProvisional(key('2026-10'), 'aws')).toBe(true);
+    expect(await bookings.keepsProvisional(key('2026-10'), 'metering')).toBe(false);
+    expect(asked).toBe(1);
+    // Found open again (reopened): ordinary booking.
+    bookings.markOpen(key('2026-10'));
+    expect(await bookings.keepsProvisional(key('2026-10'), 'aws')).toBe(false);
+    // Without the port, never.
+    const plain = new Bookings('roll-forward');
+    plain.markClosed(key('2026-10'));
+    expect(await plain.keepsProvisional(key('2026-10'), 'aws')).toBe(false);
+  });
+
+  it('asks again after a failed read of the supersession', async () => {
+    let calls = 0;
+    const bookings = new Bookings('roll-forward', undefined, () => {
+      calls += 1;
+      return calls === 1
+        ? Promise.reject(new Error('throttled'))
+        : Promise.resolve({ provider: 'aws', supersededBy: 'x' });
+    });
+    bookings.markClosed(key('2026-10'));
+    await expect(bookings.keepsProvisional(key('2026-10'), 'aws')).rejects.toThrow('throttled');
+    expect(await bookings.keepsProvisional(key('2026-10'), 'aws')).toBe(true);
+  });
 });

@@ -1,11 +1,21 @@
 import {
+  countedStreamOf,
   statementRows,
   supersededSource,
+  supersessionOf,
   type SnapshotPart,
   type SourceTotal,
   type StatementRow,
 } from '../../../lambda/core/ledger-total';
-import { decideCharge, type StoredCharge } from '../../../lambda/core/ledger-decision';
+import {
+  asProvisional,
+  chargeAfter,
+  decideCharge,
+  mayBeProvisional,
+  type StoredCharge,
+  type TotalChange,
+} from '../../../lambda/core/ledger-decision';
+import { provisionalText } from '../../../cli/commands/ledger';
 import { voidDelta } from '../../../lambda/core/period-actions';
 
 /** The provisional rule: stream charges of the provider whose export counts are kept apart, never added. */
@@ -225,5 +235,171 @@ describe('per-source changes of a charge decision', () => {
     expect(
       voidDelta({ amount: '3', currency: 'USD', source: 'aws' }, '2026-11', open).bySource,
     ).toBeUndefined();
+  });
+});
+
+describe('late provisional charges of a closed period', () => {
+  const closedInfo = (pinned: Record<string, string>, authoritative?: string) => ({
+    tenant: 'acme',
+    accountId: ACCOUNT,
+    period: '2026-11',
+    state: 'closed' as const,
+    closedOnce: true,
+    pinned,
+    ...(authoritative ? { authoritative } : {}),
+  });
+
+  it('supersessionOf: the pinned snapshot, else (nothing pinned) the current one that corrects the close', () => {
+    const pinnedPart = part('cur', 'e-1', { USD: { total: '10', charges: 1 } }, 'aws');
+    const later = part('cur', 'e-2', { USD: { total: '9', charges: 1 } }, 'aws');
+    expect(
+      supersessionOf([pinnedPart, later], [current('cur', 'e-2')], closedInfo({ cur: 'e-1' })),
+    ).toEqual({ provider: 'aws', supersededBy: 'cur' });
+    // Closed with nothing pinned: the export that arrived after the close.
+    expect(supersessionOf([later], [current('cur', 'e-2')], closedInfo({}))).toEqual({
+      provider: 'aws',
+      supersededBy: 'cur',
+    });
+    // Pinned elsewhere (another source counted at close, superseding nothing): no supersession.
+    expect(
+      supersessionOf(
+        [part('other', 'o-1', { USD: { total: '1', charges: 1 } }), later],
+        [current('cur', 'e-2'), current('other', 'o-1')],
+        closedInfo({ other: 'o-1' }, 'other'),
+      ),
+    ).toBeUndefined();
+    // An additive provider's snapshot supersedes nothing.
+    expect(
+      supersessionOf(
+        [part('cur', 'e-1', { USD: { total: '1', charges: 1 } })],
+        [current('cur', 'e-1')],
+      ),
+    ).toBeUndefined();
+  });
+
+  it('statementRows lists late provisional charges under their source, never in the total', () => {
+    const late = { lateProvisional: [{ source: 'aws', total: '4', charges: 1 }] };
+    const rows = statementRows(
+      [{ ...stream('USD', '7', 1, [{ source: 'aws', total: '7', charges: 1 }]), ...late }],
+      [part('cur', 'e-1', { USD: { total: '10.4', charges: 2 } }, 'aws')],
+      [current('cur', 'e-1')],
+      [closedInfo({ cur: 'e-1' }, 'cur')],
+    );
+    expect(rows).toMatchObject([
+      {
+        total: '10.4',
+        charges: 2,
+        status: 'closed',
+        provisional: [
+          {
+            source: 'aws',
+            total: '11',
+            charges: 2,
+            supersededBy: 'cur',
+            late: { total: '4', charges: 1 },
+          },
+        ],
+      },
+    ]);
+    // What the closed statement counted of aws: nothing (the late part was never in `total@aws`).
+    expect(
+      countedStreamOf(
+        [stream('USD', '7', 1, [{ source: 'aws', total: '7', charges: 1 }])],
+        rows,
+        'aws',
+      ),
+    ).toEqual({});
+  });
+
+  it('closed with no pin: the late part is listed, the counted stream stays what the close counted', () => {
+    const streamRow = stream('USD', '10', 2, [{ source: 'aws', total: '10', charges: 2 }]);
+    const rows = statementRows(
+      [{ ...streamRow, lateProvisional: [{ source: 'aws', total: '4', charges: 1 }] }],
+      [part('cur', 'e-1', { USD: { total: '10.4', charges: 2 } }, 'aws')],
+      [current('cur', 'e-1')],
+      [closedInfo({})],
+    );
+    expect(rows).toMatchObject([
+      {
+        total: '10',
+        charges: 2,
+        provisional: [
+          {
+            source: 'aws',
+            total: '4',
+            charges: 1,
+            supersededBy: 'cur',
+            late: { total: '4', charges: 1 },
+          },
+        ],
+      },
+    ]);
+    expect(countedStreamOf([streamRow], rows, 'aws')).toEqual({ USD: '10' });
+  });
+
+  it('a charge kept provisional: only new ones or restatements of provisional ones; restated into a total, its old amount leaves the provisional totals', () => {
+    const incoming = {
+      identity: { kind: 'line-item' as const, id: 'x', version: 2, digest: 'd' },
+      contentHash: 'h2',
+      amount: '5',
+      currency: 'USD',
+      source: 'aws',
+    };
+    const provisional: StoredCharge = {
+      version: 1,
+      contentHash: 'h1',
+      amount: '3',
+      currency: 'USD',
+      provisional: true,
+    };
+    expect(mayBeProvisional(undefined)).toBe(true);
+    expect(mayBeProvisional(provisional)).toBe(true);
+    expect(mayBeProvisional({ ...provisional, provisional: undefined, attributed: true })).toBe(
+      false,
+    );
+    const restated = decideCharge(incoming, provisional) as { totals: TotalChange[] };
+    expect(restated.totals).toEqual([
+      {
+        currency: 'USD',
+        delta: '-3',
+        charges: -1,
+        provisional: true,
+        bySource: { source: 'aws', delta: '-3', charges: -1 },
+      },
+      {
+        currency: 'USD',
+        delta: '5',
+        charges: 1,
+        bySource: { source: 'aws', delta: '5', charges: 1 },
+      },
+    ]);
+    expect(asProvisional(restated.totals).every((change) => change.provisional)).toBe(true);
+    expect(chargeAfter(incoming, true)).toEqual({
+      version: 2,
+      contentHash: 'h2',
+      amount: '5',
+      currency: 'USD',
+      provisional: true,
+    });
+  });
+});
+
+describe('billing-dedup ledger: provisional lines', () => {
+  it('says how much of a source arrived after the close', () => {
+    const row: StatementRow = {
+      ...stream('USD', '10.4', 2),
+      provisional: [
+        {
+          source: 'aws',
+          total: '11',
+          charges: 2,
+          supersededBy: 'cur',
+          late: { total: '4', charges: 1 },
+        },
+      ],
+    };
+    expect(provisionalText(row)).toEqual([
+      'USD 11 (2 charges) of source aws, of which 4 (1 charge) arrived after the close; the export cur counts instead',
+    ]);
   });
 });

@@ -96,6 +96,33 @@ describe('CostExplorerTotals', () => {
     ]);
   });
 
+  it('through the stubbed client: exactly 0.1 % is ok, one smallest unit above drifts; a ledger account the provider lacks is missing-at-provider', async () => {
+    ce.on(GetCostAndUsageCommand).resolves(
+      page([group('111111111111', '1000'), group('222222222222', '1000')]),
+    );
+    const answer = await new CostExplorerTotals({ client }).periodTotals('2026-11');
+    const row = (accountId: string, total: string) => ({
+      tenant: 'acme',
+      accountId,
+      period: '2026-11',
+      currency: 'USD',
+      total,
+    });
+    const run = reconcile(
+      [
+        row('111111111111', '1001'),
+        row('222222222222', '1001.000000000000000001'),
+        row('555555555555', '12.5'),
+      ],
+      [answer],
+    );
+    expect(run.records.map((r) => [r.accountId, r.status, r.difference, r.pages])).toEqual([
+      ['111111111111', 'ok', '1', false],
+      ['222222222222', 'drift', '1.000000000000000001', true],
+      ['555555555555', 'missing-at-provider', '12.5', true],
+    ]);
+  });
+
   it('marks a period whose result is Estimated as not final', async () => {
     ce.on(GetCostAndUsageCommand)
       .resolvesOnce(page([group('111111111111', '1')], { token: 'p2' }))
