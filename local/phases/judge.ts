@@ -42,7 +42,12 @@ import {
 import type { Sample } from '../scenarios/sample';
 import type { ReconciliationRow } from '../reconciliation/stand-in';
 import { reconciliationAgainstTruth } from '../report/reconciliation-check';
-import { archiveCheck, readArchiveReport, type ArchiveReport } from '../report/archive-check';
+import {
+  archiveCheck,
+  readArchiveReport,
+  rebuildCheck,
+  type ArchiveReport,
+} from '../report/archive-check';
 import { rebuildFromArchive } from '../report/archive-rebuild';
 import type { LocalSns } from '../emulators/sns-in-process';
 import type { LocalPlan } from '../runtime/template';
@@ -140,6 +145,7 @@ export const reportOf = (
 ): LocalReport => {
   const settled = settledCheck(end.leftovers);
   const archived = archiveCheck(end.archive, end.acknowledged);
+  const rebuilt = end.archive.rebuild ? [rebuildCheck(end.archive.rebuild)] : [];
   const skippedInput = facts.input
     ? skippedInputOf(facts.input.contents, facts.unpublished, facts.exportProblems)
     : [];
@@ -162,6 +168,7 @@ export const reportOf = (
             ? [reconciliationAgainstTruth(facts.sample.truth.reconciliation, facts.reconciliation)]
             : []),
           archived,
+          ...rebuilt,
         ],
       )
     : verdictWithoutTruth(
@@ -170,6 +177,7 @@ export const reportOf = (
         skippedInput,
         exportsFinished(end.exports),
         archived,
+        ...rebuilt,
       );
   const run: RunInfo = {
     mode: facts.input ? 'input' : 'sample',
