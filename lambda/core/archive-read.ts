@@ -3,6 +3,8 @@ import type { ArchivedRecord } from './archive';
 import { decodeRecord } from './envelope';
 import type { DecodedRecord } from './events';
 import { parseCostEvent } from './formats/cost';
+import { costContentHash, costIdentity, type CostIdentity } from './keys';
+import { ArchivedTenant } from './tenant-binding';
 
 /**
  * Reading the evidence archive back (docs/architecture.md "Evidence archive"): its JSON Lines parsed and
@@ -243,4 +245,56 @@ export const rebuildSteps = <Key>(
   flush();
   for (const close of pending) steps.push({ kind: 'close', key: close.key });
   return steps;
+};
+
+/**
+ * The charge identity an archived cost message books, as the consumer derived it (the tenant bound to
+ * the archive partition's, core/tenant-binding.ts `ArchivedTenant`); undefined when it does not parse.
+ */
+export const costIdentityOf = (
+  record: ArchivedRecord,
+  tenant: string,
+): CostIdentity | undefined => {
+  try {
+    const decoded = decodedOf(record);
+    const event = new ArchivedTenant(tenant).bind(parseCostEvent(decoded).event, decoded);
+    return costIdentity(event, costContentHash(event));
+  } catch {
+    return undefined;
+  }
+};
+
+/** One archived message behind a charge: its version and what happened to each copy. */
+export interface ChargeEvidence {
+  messageId: string;
+  /** The message's restatement version (0 for a charge without versions). */
+  version: number;
+  /** When its producer sent it (SentTimestamp, ISO). */
+  sentAt: string;
+  copies: ArchivedCopy[];
+}
+
+/**
+ * The archived messages of a tenant-period grouped by the charge they book (identity digest, the key
+ * of the ledger's charge item), each charge's messages in send order.
+ */
+export const evidenceByCharge = (
+  messages: readonly ArchivedMessage[],
+  tenant: string,
+): Map<string, ChargeEvidence[]> => {
+  const byDigest = new Map<string, ChargeEvidence[]>();
+  for (const message of [...messages].sort(bySendOrder)) {
+    const identity = costIdentityOf(message.record, tenant);
+    if (!identity) continue;
+    byDigest.set(identity.digest, [
+      ...(byDigest.get(identity.digest) ?? []),
+      {
+        messageId: message.messageId,
+        version: identity.version,
+        sentAt: new Date(sentAt(message.record)).toISOString(),
+        copies: message.copies,
+      },
+    ]);
+  }
+  return byDigest;
 };

@@ -2,7 +2,8 @@
  * The ledger rebuilt from the archive of a live history equals it: a closed period whose late charges
  * and late restatement roll forward, a line item restated back to its first content (v1 10, v2 20,
  * v3 10: v3 has v1's content hash) and a charge its tenant's topic delivered without naming the tenant.
- * The last two are what made the local run's rebuild differ by 2.75 (10 − 7.25).
+ * The last two are what made the local run's rebuild differ by 2.75 (10 − 7.25). On the same history,
+ * `ledger --evidence` shows each charge's archived messages and what happened to each copy.
  */
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -23,6 +24,7 @@ import {
 } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
+import { cli } from './helpers';
 
 const BUCKET = 'rebuild-live-archive';
 const ACCOUNT = '200000000011';
@@ -112,7 +114,10 @@ beforeAll(async () => {
   // A line item restated back to its first content, one version per batch, in order.
   await deliver(trusted(november({ lineItemId: 'li-back', version: 1, amount: '10' })));
   await deliver(trusted(november({ lineItemId: 'li-back', version: 2, amount: '20' })));
-  await deliver(trusted(november({ lineItemId: 'li-back', version: 3, amount: '10' })));
+  const v3 = trusted(november({ lineItemId: 'li-back', version: 3, amount: '10' }));
+  await deliver(v3);
+  // v3 redelivered (a duplicate copy of the same message) beside a producer's retry of v2 (superseded).
+  await deliver(v3, trusted(november({ lineItemId: 'li-back', version: 2, amount: '20' })));
   await deliver(onTenantTopic(november({ eventId: 'bound', amount: '7.25' })));
 });
 
@@ -141,4 +146,78 @@ it('the rebuild from the archive (the local run’s, one table for every archive
   expect(await streamTotals(`${tables.ledgerTable}-rebuilt`)).toEqual(
     await streamTotals(tables.ledgerTable),
   );
+});
+
+describe('ledger --evidence', () => {
+  const statement = (period: string, ...extra: string[]) =>
+    cli(
+      [
+        'ledger',
+        '--tenant',
+        'acme',
+        '--account',
+        ACCOUNT,
+        '--period',
+        period,
+        '--table',
+        tables.ledgerTable,
+        '--archive-bucket',
+        BUCKET,
+        '--evidence',
+        ...extra,
+      ],
+      { clients: { dynamo, s3: s3.client } },
+    );
+
+  it('shows, for each charge, the archived messages behind it and the outcome of every copy', async () => {
+    const result = await statement('2026-11', '--json');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      charges: { sk: string; identityId: string }[];
+      evidence: {
+        archive: string;
+        charges: {
+          sk: string;
+          messages: { version: number; copies: { outcome: string }[] }[];
+        }[];
+      };
+    };
+    expect(report.evidence.archive).toBe(`s3://${BUCKET}/cost-events/tenant=acme/period=2026-11/`);
+    const of = (id: string) => {
+      const sk = report.charges.find((charge) => charge.identityId === id)!.sk;
+      return report.evidence.charges
+        .find((charge) => charge.sk === sk)!
+        .messages.map((message) => ({
+          version: message.version,
+          outcomes: message.copies.map((copy) => copy.outcome),
+        }))
+        .sort((a, b) => a.version - b.version || (a.outcomes[0] < b.outcomes[0] ? -1 : 1));
+    };
+    expect(of('li-back')).toEqual([
+      { version: 1, outcomes: ['applied'] },
+      { version: 2, outcomes: ['restated'] },
+      { version: 2, outcomes: ['superseded'] },
+      { version: 3, outcomes: ['restated', 'duplicate'] },
+    ]);
+    // Delivered by the tenant's topic without a tenant: found under the tenant it was bound to.
+    expect(of('bound')).toEqual([{ version: 0, outcomes: ['applied'] }]);
+  });
+
+  it('a closed period: the late charge rolled forward and the late duplicate, as text', async () => {
+    const result = await statement('2026-10');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Evidence (s3://rebuild-live-archive/cost-events/tenant=acme/period=2026-10/',
+    );
+    const text = result.stdout.slice(result.stdout.indexOf('Evidence'));
+    const block = (head: string) => text.slice(text.indexOf(head)).split(/\n {2}(?! )/)[0];
+    // The event booked before the close, and its late copy (another message, same content): a duplicate.
+    expect(block('event:oct-before 5 USD')).toMatch(/message \S+ sent \S+: applied /);
+    expect(block('event:oct-before 5 USD')).toMatch(/message \S+ sent \S+: duplicate /);
+    // The late restatement, rolled forward into November.
+    expect(block('line-item:oct-li v2 4.5 USD')).toMatch(/v1 message \S+ sent \S+: applied /);
+    expect(block('line-item:oct-li v2 4.5 USD')).toMatch(/v2 message \S+ sent \S+: restated /);
+    expect(block('event:oct-late 2 USD')).toMatch(/message \S+ sent \S+: applied /);
+  });
 });
