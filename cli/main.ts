@@ -365,6 +365,11 @@ export const buildProgram = (
       .option('--account <id>', 'account id (with --period: a full statement)')
       .option('--period <yyyy-mm>', 'billing period')
       .option('--table <name>', 'ledger table name (instead of discovery)')
+      .option(
+        '--evidence',
+        "with a statement: each charge's archived messages and what happened to each copy",
+      )
+      .option('--archive-bucket <name>', 'evidence archive bucket (instead of discovery)')
       .option('--json', 'statement as JSON on stdout'),
   ).action((options: Record<string, unknown>) =>
     withSession(options, (session) =>
@@ -374,6 +379,7 @@ export const buildProgram = (
           account: options.account as string | undefined,
           period: options.period as string | undefined,
           json: options.json === true,
+          evidence: options.evidence === true,
         },
         session,
       ),

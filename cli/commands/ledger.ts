@@ -3,6 +3,7 @@ import { CliError, EXIT } from '../errors';
 import { json, plural, table } from '../format';
 import type { LedgerCharge, LedgerTotal } from '../../lambda/adapters/ledger-reader';
 import type { PeriodStatus } from '../../lambda/core/ports';
+import { readStatementEvidence, type StatementEvidence } from '../operations/charge-evidence';
 import { readStatement, readTotals, validateTenant, type Statement } from '../operations/ledger';
 import type { Session } from '../session';
 
@@ -11,6 +12,8 @@ export interface LedgerFlags {
   account?: string;
   period?: string;
   json?: boolean;
+  /** With a statement: each charge's archived messages and what happened to each copy. */
+  evidence?: boolean;
 }
 
 const identity = (kind: string, id: string): string =>
@@ -107,6 +110,38 @@ const chargeNote = (charge: LedgerCharge, period: string): string =>
     ...(charge.voidedAt ? [`voided ${charge.voidedAt}`] : []),
   ].join('; ');
 
+/** Each charge's archived messages: `v2 m-1 sent …: applied at …; duplicate at …`. */
+const evidenceLines = (statement: Statement, evidence: StatementEvidence): string[] => {
+  const bySortKey = new Map(evidence.charges.map((charge) => [charge.sk, charge.messages]));
+  return [
+    '',
+    `Evidence (${evidence.archive}, ${plural(evidence.records, 'archived record')}):`,
+    ...statement.charges.flatMap((charge) => {
+      const messages = bySortKey.get(charge.sk) ?? [];
+      return [
+        `  ${charge.identityKind}:${charge.identityId}${charge.version ? ` v${charge.version}` : ''} ${charge.amount} ${charge.currency}`,
+        ...(messages.length === 0
+          ? [
+              charge.chargeClass === 'correction' &&
+              charge.identityId.startsWith('export-correction:')
+                ? '    an export correction: booked by an export switch, not by a message (see the export executions)'
+                : '    no archived message (booked before the archive, or the archive has expired)',
+            ]
+          : messages.map(
+              (message) =>
+                `    ${message.version ? `v${message.version} ` : ''}message ${message.messageId} sent ${message.sentAt}: ` +
+                message.copies
+                  .map(
+                    (copy) =>
+                      `${copy.outcome} ${copy.receivedAt}${copy.reason ? ` (${copy.reason})` : ''}`,
+                  )
+                  .join('; '),
+            )),
+      ];
+    }),
+  ];
+};
+
 /** `billing-dedup ledger`: a statement (tenant + account + period) or a totals listing (scan). */
 export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promise<number> => {
   const tenant = validateTenant(flags.tenant);
@@ -164,8 +199,16 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
     period: flags.period,
   });
   const inconsistent = statement.checks.filter((check) => !check.consistent);
+  const evidence = flags.evidence
+    ? await readStatementEvidence(
+        session.clients.s3,
+        await session.resources.archiveBucket(),
+        statement,
+        statement.charges,
+      )
+    : undefined;
   if (flags.json) {
-    out.write(json({ table: table_, ...statement }));
+    out.write(json({ table: table_, ...statement, ...(evidence ? { evidence } : {}) }));
   } else {
     const lines = [
       `Ledger statement: tenant ${statement.tenant}, account ${statement.accountId}, period ${statement.period}`,
@@ -230,6 +273,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
                     : ''),
               )
               .join('\n'),
+        ...(evidence ? evidenceLines(statement, evidence) : []),
       );
     }
     out.write(`${lines.join('\n')}\n`);

@@ -38,6 +38,7 @@ import {
   type LedgerComparison,
 } from '../../lambda/core/ledger-comparison';
 import { statementRows } from '../../lambda/core/ledger-total';
+import { ArchivedTenant } from '../../lambda/core/tenant-binding';
 import type {
   DeadLetterPort,
   LateChargePolicy,
@@ -229,6 +230,8 @@ export const rebuildLedger = async (
       deadLetters: rejections,
       periods,
       lateChargePolicy: policy,
+      // A message its tenant's topic delivered names no tenant: bound to the archive's, as it was live.
+      tenants: new ArchivedTenant(tenant),
     });
     for (const result of outcome.results)
       outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;

@@ -1,6 +1,10 @@
 import { OUTCOMES, type Outcome } from './outcomes';
 import type { ArchivedRecord } from './archive';
 import { decodeRecord } from './envelope';
+import type { DecodedRecord } from './events';
+import { parseCostEvent } from './formats/cost';
+import { costContentHash, costIdentity, type CostIdentity } from './keys';
+import { ArchivedTenant } from './tenant-binding';
 
 /**
  * Reading the evidence archive back (docs/architecture.md "Evidence archive"): its JSON Lines parsed and
@@ -106,9 +110,9 @@ export const messagesOf = (records: readonly ArchivedRecord[]): ArchivedMessage[
 const NOT_BOOKED: ReadonlySet<Outcome> = new Set<Outcome>(['failed', 'rejected', 'conflict']);
 
 export interface CostEventSelection {
-  /** The messages to run again, once per charge identity, in send order. */
+  /** The messages to run again, once per charge content and version, in send order. */
   events: ArchivedMessage[];
-  /** Other messages with the content of one already selected (a producer's retry, a redelivery). */
+  /** Other messages with the content and version of one already selected (a producer's retry). */
   sameContent: number;
   /** Messages no copy of which was booked (dead-lettered as poison, or only ever failed). */
   notBooked: number;
@@ -116,8 +120,10 @@ export interface CostEventSelection {
 
 /**
  * The cost events of one archived tenant-period to replay: each message once, a second message with the
- * same content hash (the same charge identity and version) left out, dead-lettered and never-decided
- * messages left out and counted.
+ * same content hash and the same version left out, dead-lettered and never-decided messages left out and
+ * counted. The content hash leaves the version out (core/keys.ts), so a line item restated back to an
+ * earlier content (v1 10, v2 20, v3 10) has the hash of v1 on v3: the version keeps v3, which the live
+ * ledger restated.
  */
 export const selectCostEvents = (messages: readonly ArchivedMessage[]): CostEventSelection => {
   const seen = new Set<string>();
@@ -130,12 +136,16 @@ export const selectCostEvents = (messages: readonly ArchivedMessage[]): CostEven
       notBooked += 1;
       continue;
     }
-    const hash = decided.find((copy) => copy.hash)?.hash ?? `message:${message.messageId}`;
-    if (seen.has(hash)) {
+    const hash = decided.find((copy) => copy.hash)?.hash;
+    const key =
+      hash === undefined
+        ? `message:${message.messageId}`
+        : `${hash}#${costVersionOf(message.record) ?? 'unread'}`;
+    if (seen.has(key)) {
       sameContent += 1;
       continue;
     }
-    seen.add(hash);
+    seen.add(key);
     events.push(message);
   }
   return { events, sameContent, notBooked };
@@ -158,21 +168,37 @@ const snsMessageOf = (body: string): string | undefined => {
   }
 };
 
+/** The archived record decoded as the consumer decoded it: the SNS envelope's message when it has one. */
+const decodedOf = (record: ArchivedRecord): DecodedRecord =>
+  decodeRecord(
+    {
+      body: record.body,
+      messageAttributes: record.messageAttributes as Parameters<
+        typeof decodeRecord
+      >[0]['messageAttributes'],
+    },
+    snsMessageOf(record.body) === undefined ? 'raw' : 'envelope',
+  );
+
 /**
  * What was published, from what the queue received: with raw delivery the body and the record's
  * attributes; from a queue subscribed without it, the SNS envelope's message and attributes.
  */
-export const publishedFormOf = (record: ArchivedRecord): PublishedForm => {
-  const sqsRecord = {
-    body: record.body,
-    messageAttributes: record.messageAttributes as Parameters<
-      typeof decodeRecord
-    >[0]['messageAttributes'],
-  };
-  const message = snsMessageOf(record.body);
-  return message === undefined
-    ? { body: record.body, attributes: decodeRecord(sqsRecord, 'raw').attributes }
-    : { body: message, attributes: decodeRecord(sqsRecord, 'envelope').attributes };
+export const publishedFormOf = (record: ArchivedRecord): PublishedForm => ({
+  body: snsMessageOf(record.body) ?? record.body,
+  attributes: decodedOf(record).attributes,
+});
+
+/**
+ * The restatement version of an archived cost message as the cost parser reads it (0 for a charge
+ * without one); undefined when it does not parse as a cost event.
+ */
+export const costVersionOf = (record: ArchivedRecord): number | undefined => {
+  try {
+    return parseCostEvent(decodedOf(record)).event.version ?? 0;
+  } catch {
+    return undefined;
+  }
 };
 
 /** When the live consumer decided the message: the receive time of its first copy that did not fail. */
@@ -219,4 +245,56 @@ export const rebuildSteps = <Key>(
   flush();
   for (const close of pending) steps.push({ kind: 'close', key: close.key });
   return steps;
+};
+
+/**
+ * The charge identity an archived cost message books, as the consumer derived it (the tenant bound to
+ * the archive partition's, core/tenant-binding.ts `ArchivedTenant`); undefined when it does not parse.
+ */
+export const costIdentityOf = (
+  record: ArchivedRecord,
+  tenant: string,
+): CostIdentity | undefined => {
+  try {
+    const decoded = decodedOf(record);
+    const event = new ArchivedTenant(tenant).bind(parseCostEvent(decoded).event, decoded);
+    return costIdentity(event, costContentHash(event));
+  } catch {
+    return undefined;
+  }
+};
+
+/** One archived message behind a charge: its version and what happened to each copy. */
+export interface ChargeEvidence {
+  messageId: string;
+  /** The message's restatement version (0 for a charge without versions). */
+  version: number;
+  /** When its producer sent it (SentTimestamp, ISO). */
+  sentAt: string;
+  copies: ArchivedCopy[];
+}
+
+/**
+ * The archived messages of a tenant-period grouped by the charge they book (identity digest, the key
+ * of the ledger's charge item), each charge's messages in send order.
+ */
+export const evidenceByCharge = (
+  messages: readonly ArchivedMessage[],
+  tenant: string,
+): Map<string, ChargeEvidence[]> => {
+  const byDigest = new Map<string, ChargeEvidence[]>();
+  for (const message of [...messages].sort(bySendOrder)) {
+    const identity = costIdentityOf(message.record, tenant);
+    if (!identity) continue;
+    byDigest.set(identity.digest, [
+      ...(byDigest.get(identity.digest) ?? []),
+      {
+        messageId: message.messageId,
+        version: identity.version,
+        sentAt: new Date(sentAt(message.record)).toISOString(),
+        copies: message.copies,
+      },
+    ]);
+  }
+  return byDigest;
 };

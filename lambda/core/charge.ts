@@ -5,7 +5,7 @@ import { parseCostEvent } from './formats';
 import { costContentHash, costIdentity, type CostIdentity } from './keys';
 import type { IncomingCharge } from './ledger-decision';
 import type { ChargeRef, LedgerLayout, SqsRecordInput } from './ports';
-import type { TenantRouter } from './tenant-binding';
+import type { TenantIngress } from './tenant-binding';
 
 /** A cost record with everything the ledger needs: the event, its keys and where its charge lives. */
 export interface ParsedCharge {
@@ -20,7 +20,7 @@ export const parseCharge = (
   layout: LedgerLayout,
   record: SqsRecordInput,
   mode: DeliveryMode = 'raw',
-  router?: TenantRouter,
+  router?: TenantIngress,
 ): ParsedCharge => {
   const decoded = decodeRecord(record, mode);
   const ingress = router?.ingressOf(decoded);

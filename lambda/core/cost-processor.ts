@@ -29,7 +29,7 @@ import {
   type PeriodStatePort,
   type SqsRecordInput,
 } from './ports';
-import type { TenantRouter } from './tenant-binding';
+import type { TenantIngress } from './tenant-binding';
 
 export { parseCharge } from './charge';
 
@@ -39,7 +39,7 @@ export interface CostProcessorOptions {
   /** How SNS delivers to the queue (default `raw`). */
   deliveryMode?: DeliveryMode;
   /** Tenant bindings (envelope mode): the delivering topic decides the tenant. */
-  tenants?: TenantRouter;
+  tenants?: TenantIngress;
   ledger: LedgerPort;
   deadLetters: DeadLetterPort;
   /**

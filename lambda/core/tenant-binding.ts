@@ -15,7 +15,13 @@ export type Ingress =
 
 const TRUSTED: Ingress = { kind: 'trusted' };
 
-export class TenantRouter {
+/** Whose a decoded cost message is, and the event as that allows it (what the cost parser asks). */
+export interface TenantIngress {
+  ingressOf(decoded: DecodedRecord): Ingress;
+  bind(event: CostEvent, decoded: DecodedRecord, ingress: Ingress): CostEvent;
+}
+
+export class TenantRouter implements TenantIngress {
   private readonly byTopic = new Map<string, Ingress>();
 
   constructor(private readonly bindings?: TenantBindings) {
@@ -51,6 +57,25 @@ export class TenantRouter {
     if (ingress.kind === 'trusted') return event;
     const tenant = bindTenant(ingress.tenant, decoded.message, decoded.attributes);
     checkBoundSource(tenant, event.source, ingress.sources);
+    return event.tenant === tenant ? event : { ...event, tenant };
+  }
+}
+
+/**
+ * A rebuild's binding (cli/operations/archive-replay.ts): every message read from a tenant's archive
+ * partition is that tenant's, as the live consumer bound it — the archive files a record under the tenant
+ * the consumer attributed it to, after its own binding. A message that names another tenant is still
+ * refused (`tenant-mismatch`), as a message on that tenant's topic would be.
+ */
+export class ArchivedTenant implements TenantIngress {
+  constructor(private readonly tenant: string) {}
+
+  ingressOf(): Ingress {
+    return { kind: 'bound', tenant: this.tenant };
+  }
+
+  bind(event: CostEvent, decoded: DecodedRecord): CostEvent {
+    const tenant = bindTenant(this.tenant, decoded.message, decoded.attributes);
     return event.tenant === tenant ? event : { ...event, tenant };
   }
 }

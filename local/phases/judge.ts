@@ -43,7 +43,12 @@ import type { GroundTruth, Sample } from '../scenarios/sample';
 import { pushCheck, type PushRunReport } from '../report/push-report';
 import type { ReconciliationRow } from '../reconciliation/stand-in';
 import { reconciliationAgainstTruth } from '../report/reconciliation-check';
-import { archiveCheck, readArchiveReport, type ArchiveReport } from '../report/archive-check';
+import {
+  archiveCheck,
+  readArchiveReport,
+  rebuildCheck,
+  type ArchiveReport,
+} from '../report/archive-check';
 import { rebuildFromArchive } from '../report/archive-rebuild';
 import type { LocalSns } from '../emulators/sns-in-process';
 import type { LocalPlan } from '../runtime/template';
@@ -157,6 +162,7 @@ export const reportOf = (
 ): LocalReport => {
   const settled = settledCheck(end.leftovers);
   const archived = archiveCheck(end.archive, end.acknowledged);
+  const rebuilt = end.archive.rebuild ? [rebuildCheck(end.archive.rebuild)] : [];
   const skippedInput = facts.input
     ? skippedInputOf(facts.input.contents, facts.unpublished, facts.exportProblems)
     : [];
@@ -192,6 +198,7 @@ export const reportOf = (
                 ]
               : []),
             archived,
+            ...rebuilt,
           ],
         )
       : verdictWithoutTruth(
@@ -200,6 +207,7 @@ export const reportOf = (
           skippedInput,
           exportsFinished(end.exports),
           archived,
+          ...rebuilt,
         );
   const run: RunInfo = {
     mode: facts.input ? 'input' : 'sample',

@@ -43,3 +43,19 @@ export const archiveCheck = (archive: ArchiveReport, acknowledged: number): Chec
       ? `every one of the ${acknowledged} acknowledged messages archived with its outcome (${archive.records} records in ${archive.objects} objects)`
       : `${archive.missing} of ${acknowledged} acknowledged message(s) missing from the archive`,
 });
+
+/** The verdict's rebuild check: the ledger rebuilt from the archive states every stream total as the live one. */
+export const rebuildCheck = (rebuild: ArchiveRebuild): Check => ({
+  name: 'archive rebuild',
+  ok: rebuild.differences.length === 0,
+  detail:
+    rebuild.differences.length === 0
+      ? `rebuild equals the live ledger: the ledger rebuilt from the archive states all ${rebuild.equal} account-currency stream totals exactly as the live one`
+      : `the ledger rebuilt from the archive differs from the live one on ${rebuild.differences.length} of ${rebuild.equal + rebuild.differences.length} account-currency stream total(s): ` +
+        rebuild.differences
+          .map(
+            (d) =>
+              `${d.tenant}/${d.accountId}/${d.period} ${d.currency} live ${d.live.total} (${d.live.charges}) vs rebuilt ${d.rebuilt.total} (${d.rebuilt.charges})`,
+          )
+          .join('; '),
+});

@@ -1,8 +1,8 @@
 /**
  * The local run's ledger rebuilt from its evidence archive: every archived tenant-period of the cost
  * stream run through the cost processor into a fresh local table (`replay --rebuild-into`, one table
- * for all), its stream totals compared with the live ledger's. Reported as `archive.rebuild`; not yet
- * part of the verdict (docs/operations.md "replay --from-archive": what a rebuild does not reproduce).
+ * for all), its stream totals compared with the live ledger's. Reported as `archive.rebuild`; the
+ * verdict requires it to equal the live ledger (`rebuildCheck`).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';

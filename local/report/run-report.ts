@@ -476,7 +476,7 @@ export const verdictWithoutTruth = (
   settled: Check,
   skipped: InputProblem[],
   exportCheck?: Check,
-  archive?: Check,
+  ...archive: Check[]
 ): Verdict => {
   const unexplained = Object.entries(deadLetters).flatMap(([stream, messages]) =>
     messages
@@ -502,7 +502,7 @@ export const verdictWithoutTruth = (
           : `${skipped.length} bad line(s) skipped (first: line ${skipped[0].line}: ${skipped[0].error})`,
     },
     ...(exportCheck ? [exportCheck] : []),
-    ...(archive ? [archive] : []),
+    ...archive,
   ];
   const failed = checks.filter((check) => !check.ok);
   return {

@@ -93,6 +93,23 @@ describe('cost events to replay', () => {
     expect(selection.notBooked).toBe(3);
   });
 
+  it('keeps a line item restated back to an earlier content: its version makes it another message', () => {
+    // The content hash leaves the version out: v3 (10) has v1's hash; live, v3 restated v2 (20) back to 10.
+    const item = (version: number, amount: string) =>
+      `{"tenant":"acme","source":"aws","accountId":"200000000011","lineItemId":"li-back","version":${version},` +
+      `"chargePeriodStart":"2026-11-07T00:00:00Z","chargeCategory":"usage","amount":"${amount}","currency":"USD"}`;
+    const selection = selectCostEvents(
+      messagesOf([
+        line('v1', 'applied', { sentOffset: 1, hash: 'h-10', body: item(1, '10') }),
+        line('v2', 'restated', { sentOffset: 2, hash: 'h-20', body: item(2, '20') }),
+        line('v3', 'restated', { sentOffset: 3, hash: 'h-10', body: item(3, '10') }),
+        line('v3-retry', 'duplicate', { sentOffset: 4, hash: 'h-10', body: item(3, '10') }),
+      ]),
+    );
+    expect(selection.events.map((message) => message.messageId)).toEqual(['v1', 'v2', 'v3']);
+    expect(selection.sameContent).toBe(1);
+  });
+
   it('gives the same selection whatever order the objects were read in', () => {
     const records = [
       line('a', 'applied', { sentOffset: 5, hash: 'h' }),

@@ -9,7 +9,7 @@ import { acceptedCounts, acceptedScopesOf } from '../../lambda/adapters/telemetr
 import { ledgerLayout } from '../../lambda/adapters/table-layout';
 import { parseCharge } from '../../lambda/core/charge';
 import { RecordError } from '../../lambda/core/errors';
-import { TenantRouter } from '../../lambda/core/tenant-binding';
+import { ArchivedTenant, TenantRouter } from '../../lambda/core/tenant-binding';
 import { costEvent } from '../support/cost-events';
 import { sqsRecord } from '../support/sqs-events';
 
@@ -244,5 +244,38 @@ describe('accepted-event metric dimensions', () => {
       { tenant: 'acme', source: 'other', count: 1 },
       { tenant: 'other', source: 'gcp', count: 1 },
     ]);
+  });
+});
+
+describe('the binding of a rebuild from a tenant archive', () => {
+  const raw = (message: unknown) => sqsRecord(message);
+  const archived = new ArchivedTenant('acme');
+
+  it('books a message its tenant topic delivered without a tenant as it was live', () => {
+    const live = parse(
+      delivered(topicOf('acme'), withoutTenant({ eventId: 'e-9', amount: '7.25' })),
+    );
+    const rebuilt = parseCharge(
+      layout,
+      raw(withoutTenant({ eventId: 'e-9', amount: '7.25' })),
+      'raw',
+      archived,
+    );
+    expect(rebuilt.event.tenant).toBe('acme');
+    expect(rebuilt.contentHash).toBe(live.contentHash);
+    expect(rebuilt.ref).toEqual(live.ref);
+  });
+
+  it('still refuses a message naming another tenant', () => {
+    expect(
+      rejection(() =>
+        parseCharge(
+          layout,
+          raw(costEvent({ tenant: 'globex', eventId: 'e', amount: '1' })),
+          'raw',
+          archived,
+        ),
+      ).code,
+    ).toBe('tenant-mismatch');
   });
 });

@@ -1,7 +1,7 @@
 import { S3Archive } from '../../../lambda/adapters/s3-archive';
 import { archiveObjectsOf } from '../../../lambda/core/archive';
 import { startLocalS3, type LocalS3 } from '../../../local/emulators/s3';
-import { archiveCheck, readArchiveReport } from '../../../local/report/archive-check';
+import { archiveCheck, readArchiveReport, rebuildCheck } from '../../../local/report/archive-check';
 
 const BUCKET = 'archive-check';
 let s3: LocalS3;
@@ -48,5 +48,33 @@ describe('the local run’s archive check', () => {
   it('passes when every acknowledged message is archived with its outcome', async () => {
     const report = await readArchiveReport(s3.client, BUCKET, new Set(['a', 'c']));
     expect(archiveCheck(report, 2)).toMatchObject({ ok: true });
+  });
+});
+
+describe('the local run’s rebuild check', () => {
+  it('passes only when the rebuild equals the live ledger, naming each total that differs', () => {
+    expect(rebuildCheck({ equal: 22, differences: [] })).toEqual({
+      name: 'archive rebuild',
+      ok: true,
+      detail:
+        'rebuild equals the live ledger: the ledger rebuilt from the archive states all 22 account-currency stream totals exactly as the live one',
+    });
+    const failed = rebuildCheck({
+      equal: 21,
+      differences: [
+        {
+          tenant: 'acme',
+          period: '2026-11',
+          accountId: '200000000011',
+          currency: 'USD',
+          live: { total: '3021.381087', charges: 65 },
+          rebuilt: { total: '3024.131087', charges: 64 },
+        },
+      ],
+    });
+    expect(failed.ok).toBe(false);
+    expect(failed.detail).toContain(
+      'acme/200000000011/2026-11 USD live 3021.381087 (65) vs rebuilt 3024.131087 (64)',
+    );
   });
 });
