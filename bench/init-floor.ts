@@ -1,7 +1,8 @@
 /**
  * Where the cost consumer's module init goes: the deployed bundle next to bundles of only what it
  * cannot do without — the DynamoDB client; the DynamoDB and SQS clients (the DLQ's client, the rare
- * path); Powertools Logger and Metrics — each built in the deployed shape with the construct's
+ * path); the DynamoDB and S3 clients (what the archive's S3 client used to add); Powertools Logger
+ * and Metrics — each built in the deployed shape with the construct's
  * esbuild settings and loaded `--samples` times in a fresh `node`, interleaved, with and without the
  * deployed NODE_OPTIONS (`--enable-source-maps`). Medians, wall and CPU.
  *
@@ -23,6 +24,13 @@ const PARTS: { name: string; source?: string }[] = [
     source:
       "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { SQSClient } from '@aws-sdk/client-sqs';" +
       ' export const c = [DynamoDBClient, SQSClient];',
+  },
+  {
+    // What the evidence archive cost before its put was one signed request (SignedS3Put).
+    name: 'DynamoDB + S3 clients',
+    source:
+      "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { S3Client } from '@aws-sdk/client-s3';" +
+      ' export const c = [DynamoDBClient, S3Client];',
   },
   {
     name: 'Powertools Logger + Metrics',

@@ -20,7 +20,7 @@ import {
   readStatementItems,
   streamTotalsOf,
 } from '../../lambda/adapters/ledger-reader';
-import { readArchivedRecords } from '../../lambda/adapters/s3-archive';
+import { readArchivedRecords } from '../../lambda/adapters/s3-archive-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { archivePrefixOf } from '../../lambda/core/archive';
 import {

@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -8,15 +7,11 @@ import { SnsNotifier } from '../adapters/sns-notifier';
 import { dedupScopeOf } from '../adapters/table-layout';
 import type { BatchObserver } from '../core/batch';
 import { processAlertBatch } from '../core/alert-processor';
-import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
+import { batchHandler, onFirstInvocation, wireConsumer, type ConsumerClients } from './consumer';
 import { RemainingTime } from './remaining-time';
 
-export interface BudgetAlertsClients {
-  dynamo: DynamoDBClient;
-  sqs: SQSClient;
+export interface BudgetAlertsClients extends ConsumerClients {
   sns: SNSClient;
-  /** The archive's client (default: one for the environment's S3). */
-  s3?: S3Client;
 }
 
 /** Wires adapters to the core once per container; clients are injectable for local runs and tests. */

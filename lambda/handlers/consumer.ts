@@ -3,7 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { S3Archive } from '../adapters/s3-archive';
-import { s3ClientFor } from '../adapters/s3-client';
+import { signedS3PutFor, signedS3PutLike, type ObjectStore } from '../adapters/s3-signed-put';
 import { archiveBucketName, consumerSettings, type ConsumerSettings } from '../adapters/settings';
 import { deadLettersFor } from '../adapters/sqs-dead-letters';
 import { createTelemetry, reportBatch, type Telemetry } from '../adapters/telemetry';
@@ -14,6 +14,8 @@ import type { DeadLetterPort } from '../core/ports';
 /**
  * What every consumer is wired with: its settings, its DLQ (forwarding each message once), telemetry,
  * and the evidence archive (absent without ARCHIVE_BUCKET_NAME: tests and tools that archive nothing).
+ * The archive puts its objects with one signed request each (`SignedS3Put`), not with the S3 client:
+ * that client alone was most of a consumer's module init.
  */
 export interface ConsumerWiring {
   settings: ConsumerSettings;
@@ -22,10 +24,19 @@ export interface ConsumerWiring {
   archive?: ArchivePort;
 }
 
-export const wireConsumer = (
-  env: NodeJS.ProcessEnv,
-  clients: { dynamo: DynamoDBClient; sqs: SQSClient; s3?: S3Client },
-): ConsumerWiring => {
+export interface ConsumerClients {
+  dynamo: DynamoDBClient;
+  sqs: SQSClient;
+  /** Where the archive puts its objects, and with which credentials (local runs; default: the environment's S3). */
+  s3?: S3Client;
+  /** The archive's put itself (tests wrap `signedS3PutLike` to inject faults); wins over `s3`. */
+  archiveStore?: ObjectStore;
+}
+
+const archiveStoreOf = (env: NodeJS.ProcessEnv, clients: ConsumerClients): ObjectStore =>
+  clients.archiveStore ?? (clients.s3 ? signedS3PutLike(clients.s3) : signedS3PutFor(env));
+
+export const wireConsumer = (env: NodeJS.ProcessEnv, clients: ConsumerClients): ConsumerWiring => {
   const settings = consumerSettings(env);
   const archiveBucket = archiveBucketName(env);
   return {
@@ -34,7 +45,7 @@ export const wireConsumer = (
     telemetry: createTelemetry(env),
     ...(archiveBucket === undefined
       ? {}
-      : { archive: new S3Archive(clients.s3 ?? s3ClientFor(env), archiveBucket) }),
+      : { archive: new S3Archive(archiveStoreOf(env, clients), archiveBucket) }),
   };
 };
 

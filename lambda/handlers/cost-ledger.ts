@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readLateChargePolicy, readTotalShards } from '../../contract/environment';
@@ -11,15 +10,11 @@ import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
 import { LossRate } from '../core/group-size';
 import { TenantRouter } from '../core/tenant-binding';
-import { batchHandler, onFirstInvocation, wireConsumer } from './consumer';
+import { batchHandler, onFirstInvocation, wireConsumer, type ConsumerClients } from './consumer';
 import { RemainingTime } from './remaining-time';
 
-export interface CostLedgerClients {
-  dynamo: DynamoDBClient;
-  sqs: SQSClient;
-  /** The archive's client (default: one for the environment's S3). */
-  s3?: S3Client;
-}
+/** The clients of the cost consumer (`s3` / `archiveStore`: where its archive puts, see ConsumerClients). */
+export type CostLedgerClients = ConsumerClients;
 
 /** Wires adapters to the core once per container; clients are injectable for local runs and tests. */
 export const createCostLedgerHandler = (

@@ -3,7 +3,7 @@
  * into the local S3, and which acknowledged messages it lacks (the verdict wants none).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { archivedKeys, readArchivedObject } from '../../lambda/adapters/s3-archive';
+import { archivedKeys, readArchivedObject } from '../../lambda/adapters/s3-archive-reader';
 import type { ArchiveRebuild } from './archive-rebuild';
 import type { Check } from './run-report';
 

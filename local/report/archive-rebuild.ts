@@ -13,7 +13,7 @@ import {
   readArchivedCostEvents,
   rebuildLedger,
 } from '../../cli/operations/archive-replay';
-import { archivedKeys } from '../../lambda/adapters/s3-archive';
+import { archivedKeys } from '../../lambda/adapters/s3-archive-reader';
 import { UNSCOPED } from '../../lambda/core/archive';
 import type { TotalDifference } from '../../lambda/core/ledger-comparison';
 

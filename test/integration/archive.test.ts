@@ -1,18 +1,17 @@
 import { gunzipSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  GetObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-  type ServiceInputTypes,
-  type ServiceOutputTypes,
-} from '@aws-sdk/client-s3';
-import type { InitializeMiddleware } from '@smithy/types';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { SQSRecord } from 'aws-lambda';
 import { SECONDS_PER_DAY, consumerEnvironment } from '../../contract/environment';
+import {
+  SignedS3Put,
+  signedS3PutLike,
+  type ObjectStore,
+} from '../../lambda/adapters/s3-signed-put';
 import type { ArchivedRecord } from '../../lambda/core/archive';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
-import { localS3ClientConfig, startLocalS3, type LocalS3 } from '../../local/emulators/s3';
+import { LOCAL_REGION } from '../../local/emulators/local-aws';
+import { startLocalS3, type LocalS3 } from '../../local/emulators/s3';
 import {
   createLedgerTables,
   localDynamo,
@@ -43,29 +42,31 @@ afterAll(async () => {
   await Promise.all([s3.stop(), sqs.stop()]);
 });
 
-type S3Middleware = InitializeMiddleware<ServiceInputTypes, ServiceOutputTypes>;
-
-/** A client of the local S3 with a fault around PutObject. */
-const s3With = (fault: S3Middleware): S3Client => {
-  const client = new S3Client(localS3ClientConfig(s3.endpoint));
-  client.middlewareStack.add(fault, { step: 'initialize', name: 'archiveFault' });
-  return client;
-};
+/** The consumers' own put (a signed PutObject) to the local S3, with the local credentials. */
+const localPut = (): ObjectStore => signedS3PutLike(s3.client);
 
 /** The put reaches S3, then the invocation dies before it can answer: nothing is acknowledged. */
-const crashAfterPut: S3Middleware = (next, context) => async (args) => {
-  const stored = await next(args);
-  if (context.commandName === 'PutObjectCommand')
-    throw Object.assign(new Error('Runtime exited'), { name: 'Runtime.ExitError' });
-  return stored;
+const crashAfterPut = (): ObjectStore => {
+  const put = localPut();
+  return {
+    putObject: async (object) => {
+      await put.putObject(object);
+      throw Object.assign(new Error('Runtime exited'), { name: 'Runtime.ExitError' });
+    },
+  };
 };
 
-const refusePut: S3Middleware = (next, context) => (args) =>
-  context.commandName === 'PutObjectCommand'
-    ? Promise.reject(Object.assign(new Error('Access Denied'), { name: 'AccessDenied' }))
-    : next(args);
+/** The local S3 itself refuses the put: signed with a key it does not know. */
+const refusedPut = (): ObjectStore =>
+  new SignedS3Put({
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'AKIAUNKNOWN', secretAccessKey: 'not-the-local-secret' },
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    sleep: () => Promise.resolve(),
+  });
 
-const newHandler = async (client: S3Client) => {
+const newHandler = async (archiveStore: ObjectStore) => {
   const dlqUrl = await sqs.createQueue(`archive-dlq-${Math.random().toString(36).slice(2, 10)}`);
   return createCostLedgerHandler(
     consumerEnvironment({
@@ -79,7 +80,7 @@ const newHandler = async (client: S3Client) => {
       logLevel: 'SILENT',
       archiveBucketName: BUCKET,
     }),
-    { dynamo, sqs: sqs.client, s3: client },
+    { dynamo, sqs: sqs.client, archiveStore },
   );
 };
 
@@ -122,7 +123,7 @@ describe('evidence archive against the local S3 and DynamoDB Local', () => {
   it('a crash between the archive write and the acknowledgement: the redelivered batch overwrites its one copy, the ledger counts once', async () => {
     const account = '300000000001';
     const records = batchOf(account);
-    const crashed = await (await newHandler(s3With(crashAfterPut)))(sqsEvent(records));
+    const crashed = await (await newHandler(crashAfterPut()))(sqsEvent(records));
     // The invocation could not confirm its archive: every record stays on the queue.
     expect(crashed.batchItemFailures.map((failure) => failure.itemIdentifier).sort()).toEqual(
       records.map((record) => record.messageId).sort(),
@@ -130,7 +131,7 @@ describe('evidence archive against the local S3 and DynamoDB Local', () => {
     const afterCrash = await archivedUnder(`${STREAM}/`);
     expect(afterCrash.flatMap((object) => object.records)).toHaveLength(4);
 
-    const again = await (await newHandler(s3.client))(sqsEvent(redelivered(records)));
+    const again = await (await newHandler(localPut()))(sqsEvent(redelivered(records)));
     expect(again.batchItemFailures).toEqual([]);
     const archived = await archivedUnder(`${STREAM}/`);
     // Same keys, one logical copy of each record.
@@ -167,7 +168,7 @@ describe('evidence archive against the local S3 and DynamoDB Local', () => {
   it('an archive write that fails fails the whole batch: nothing is acknowledged, the retry archives it', async () => {
     const account = '300000000002';
     const records = batchOf(account);
-    const refused = await (await newHandler(s3With(refusePut)))(sqsEvent(records));
+    const refused = await (await newHandler(refusedPut()))(sqsEvent(records));
     expect(refused.batchItemFailures.map((failure) => failure.itemIdentifier).sort()).toEqual(
       records.map((record) => record.messageId).sort(),
     );
@@ -178,7 +179,7 @@ describe('evidence archive against the local S3 and DynamoDB Local', () => {
         .filter((line) => ids.has(line.messageId));
     expect(await archivedIds()).toEqual([]);
 
-    const retried = await (await newHandler(s3.client))(sqsEvent(redelivered(records)));
+    const retried = await (await newHandler(localPut()))(sqsEvent(redelivered(records)));
     expect(retried.batchItemFailures).toEqual([]);
     expect((await archivedIds()).map((line) => line.messageId).sort()).toEqual([...ids].sort());
     expect(await totalsByCurrency(dynamo, tables.ledgerTable, account)).toEqual({

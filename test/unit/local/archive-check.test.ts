@@ -1,4 +1,5 @@
 import { S3Archive } from '../../../lambda/adapters/s3-archive';
+import { signedS3PutLike } from '../../../lambda/adapters/s3-signed-put';
 import { archiveObjectsOf } from '../../../lambda/core/archive';
 import { startLocalS3, type LocalS3 } from '../../../local/emulators/s3';
 import { archiveCheck, readArchiveReport, rebuildCheck } from '../../../local/report/archive-check';
@@ -8,7 +9,7 @@ let s3: LocalS3;
 
 beforeAll(async () => {
   s3 = await startLocalS3({ buckets: [BUCKET] });
-  const archive = new S3Archive(s3.client, BUCKET);
+  const archive = new S3Archive(signedS3PutLike(s3.client), BUCKET);
   const at = new Date('2026-11-03T10:00:00Z');
   await archive.put([
     ...archiveObjectsOf(
