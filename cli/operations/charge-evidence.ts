@@ -5,7 +5,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { COST_STREAM } from '../../contract/streams';
 import type { LedgerCharge } from '../../lambda/adapters/ledger-reader';
-import { readArchivedRecords } from '../../lambda/adapters/s3-archive';
+import { readArchivedRecords } from '../../lambda/adapters/s3-archive-reader';
 import { chargeSortKey } from '../../lambda/adapters/table-layout';
 import { archivePrefixOf } from '../../lambda/core/archive';
 import { evidenceByCharge, messagesOf, type ChargeEvidence } from '../../lambda/core/archive-read';
