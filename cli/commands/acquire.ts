@@ -1,7 +1,5 @@
-import {
-  failedSourcesError,
-  sourcesOfTenant,
-} from '../../lambda/core/acquisition/azure-source-passes';
+import { AZURE_SOURCE_PASSES } from '../../lambda/core/acquisition/azure-source-passes';
+import { failedSourcesError, sourcesOfTenant } from '../../lambda/core/acquisition/source-passes';
 import { CliError, EXIT, UsageError } from '../errors';
 import { json, table } from '../format';
 import { azureCursors, runAzurePasses } from '../operations/acquire';
@@ -17,7 +15,7 @@ const tenantSources = async (flags: AcquireFlags, session: Session) => {
   const tenant = validateTenant(flags.tenant);
   const sources = await session.resources.azureExportSources();
   try {
-    return { tenant, sources: sourcesOfTenant(sources, tenant) };
+    return { tenant, sources: sourcesOfTenant(AZURE_SOURCE_PASSES, sources, tenant) };
   } catch (error) {
     throw new UsageError(`--tenant: ${(error as Error).message}`);
   }
@@ -91,7 +89,7 @@ export const acquireRunCommand = async (flags: AcquireFlags, session: Session): 
         ]),
       ),
     );
-  const failed = failedSourcesError(tenant, passes);
+  const failed = failedSourcesError(AZURE_SOURCE_PASSES, tenant, passes);
   if (failed) throw new CliError(failed.message, EXIT.operational);
   return EXIT.ok;
 };

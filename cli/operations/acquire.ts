@@ -1,6 +1,6 @@
 /**
  * `billing-dedup acquire`: the cursors of a tenant's Azure export sources, and a copy pass now, through
- * the same per-source passes as the scheduled function (core/acquisition/azure-source-passes.ts), with
+ * the same per-source passes as the scheduled function (core/acquisition/source-passes.ts), with
  * the caller's credentials and no time limit.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -14,10 +14,11 @@ import {
 import { azureSourcePorts } from '../../lambda/adapters/azure-source-ports';
 import { secretsManagerReader } from '../../lambda/adapters/secrets-manager-reader';
 import {
-  copySources,
+  AZURE_SOURCE_PASSES,
   type AzurePortsFactory,
-  type SourcePass,
+  type AzureSourcePass,
 } from '../../lambda/core/acquisition/azure-source-passes';
+import { runSourcePasses } from '../../lambda/core/acquisition/source-passes';
 
 export interface SourceCursor {
   sourceId: string;
@@ -59,5 +60,5 @@ export const runAzurePasses = (
     readSecret: secretsManagerReader(clients.secretsManager),
     ...resources,
   }),
-): Promise<SourcePass[]> =>
-  copySources(sources, portsFor, { exportBucket: resources.exportBucket });
+): Promise<AzureSourcePass[]> =>
+  runSourcePasses(AZURE_SOURCE_PASSES, sources, portsFor, { exportBucket: resources.exportBucket });

@@ -5,9 +5,7 @@
  */
 import { ClientSecretCredential, type TokenCredential } from '@azure/identity';
 import { parseAzureClientSecret } from '../core/acquisition/azure-secret';
-
-/** Reads a secret's current value (Secrets Manager `GetSecretValue`'s `SecretString`). */
-export type SecretReader = (secretArn: string) => Promise<string>;
+import { readTenantSecret, type SecretReader } from './secrets-manager-reader';
 
 export const AZURE_MANAGEMENT_SCOPE = 'https://management.azure.com/.default';
 
@@ -22,7 +20,7 @@ export const azureCredentialFor = async (
   secretArn: string,
   options: AzureCredentialOptions = {},
 ): Promise<TokenCredential> => {
-  const secret = parseAzureClientSecret(await readSecret(secretArn), secretArn);
+  const secret = await readTenantSecret(readSecret, secretArn, parseAzureClientSecret);
   return new ClientSecretCredential(secret.tenantId, secret.clientId, secret.clientSecret, {
     ...(options.authorityHost === undefined ? {} : { authorityHost: options.authorityHost }),
   });

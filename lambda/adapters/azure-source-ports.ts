@@ -2,24 +2,17 @@
  * The ports of one Azure export source: the customer's container with the tenant's credential (its
  * secret read now), our export bucket, the source's cursor item.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { ContainerClient } from '@azure/storage-blob';
 import { azureSourceId } from '../../contract/azure-acquisition';
 import type { AzurePortsFactory } from '../core/acquisition/azure-source-passes';
 import { AzureAcquisitionCursor } from './azure-acquisition-cursor';
 import { AzureBlobContainer } from './azure-blob-container';
-import { azureCredentialFor, type SecretReader } from './azure-credentials';
+import { azureCredentialFor } from './azure-credentials';
 import { AzureExportBucket } from './azure-export-bucket';
+import type { SourcePortsClients } from './source-ports-clients';
 
 export const azureSourcePorts =
-  (options: {
-    dynamo: DynamoDBClient;
-    s3: S3Client;
-    readSecret: SecretReader;
-    ledgerTable: string;
-    exportBucket: string;
-  }): AzurePortsFactory =>
+  (options: SourcePortsClients): AzurePortsFactory =>
   async (source) => {
     const credential = await azureCredentialFor(options.readSecret, source.secretArn);
     const container = new AzureBlobContainer(

@@ -1,5 +1,6 @@
 import type { GcpBillingSource } from '../../contract/gcp-acquisition';
-import { pullSources } from '../../lambda/core/acquisition/gcp-source-passes';
+import { GCP_SOURCE_PASSES } from '../../lambda/core/acquisition/gcp-source-passes';
+import { runSourcePasses } from '../../lambda/core/acquisition/source-passes';
 
 const source = (table: string): GcpBillingSource => ({
   tenant: 'acme',
@@ -14,7 +15,8 @@ const source = (table: string): GcpBillingSource => ({
 describe('GCP source passes', () => {
   it('a failing source is reported and the next one still runs; no time left skips the rest', async () => {
     const seen: string[] = [];
-    const passes = await pullSources(
+    const passes = await runSourcePasses(
+      GCP_SOURCE_PASSES,
       [source('billing-proj.d.broken'), source('billing-proj.d.ok'), source('billing-proj.d.late')],
       async (s) => {
         seen.push(s.table);

@@ -3,8 +3,7 @@
  * `{"tenantId", "clientId", "clientSecret"}` (the app registration's directory id, application id and
  * one of its client secrets). Read at each run, so a rotated secret is used without a redeploy.
  */
-import { fail } from '../errors';
-import { isObject, own } from '../formats/fields';
+import { parseSecretDocument } from './secret-document';
 
 export interface AzureClientSecret {
   tenantId: string;
@@ -17,24 +16,14 @@ const SHAPE =
   'store the secret as JSON {"tenantId": "<directory id>", "clientId": "<application id>", "clientSecret": "<secret value>"}';
 
 export const parseAzureClientSecret = (text: string, secretArn: string): AzureClientSecret => {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return fail('malformed-body', secretArn, `the secret is not JSON: ${SHAPE}`);
-  }
-  if (!isObject(document)) return fail('malformed-body', secretArn, SHAPE);
-  const field = (name: keyof AzureClientSecret, guid: boolean): string => {
-    const value = own(document, name);
-    if (typeof value !== 'string' || value.trim() === '')
-      return fail('missing-field', `${secretArn}.${name}`, `required: ${SHAPE}`);
-    if (guid && !GUID.test(value))
-      return fail('invalid-field', `${secretArn}.${name}`, `expected a GUID: ${SHAPE}`);
-    return value;
+  const document = parseSecretDocument(text, secretArn, SHAPE);
+  const guid = (name: keyof AzureClientSecret): string => {
+    const value = document.text(name);
+    return GUID.test(value) ? value : document.invalid(name, 'expected a GUID');
   };
   return {
-    tenantId: field('tenantId', true),
-    clientId: field('clientId', true),
-    clientSecret: field('clientSecret', false),
+    tenantId: guid('tenantId'),
+    clientId: guid('clientId'),
+    clientSecret: document.text('clientSecret'),
   };
 };

@@ -3,8 +3,7 @@
  * (`"type": "service_account"`, `client_email`, `private_key`, `private_key_id`). Read at each pass, so
  * a rotated key is used without a redeploy.
  */
-import { fail } from '../errors';
-import { isObject, own } from '../formats/fields';
+import { parseSecretDocument } from './secret-document';
 
 export interface GcpServiceAccountKey {
   clientEmail: string;
@@ -16,27 +15,15 @@ const SHAPE =
   "store the service account's JSON key file as the secret's text (IAM → Service accounts → Keys → Add key → JSON)";
 
 export const parseServiceAccountKey = (text: string, secretArn: string): GcpServiceAccountKey => {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return fail('malformed-body', secretArn, `the secret is not JSON: ${SHAPE}`);
-  }
-  if (!isObject(document)) return fail('malformed-body', secretArn, SHAPE);
-  if (own(document, 'type') !== 'service_account')
-    fail('invalid-field', `${secretArn}.type`, `expected "service_account": ${SHAPE}`);
-  const field = (name: string): string => {
-    const value = own(document, name);
-    if (typeof value !== 'string' || value.trim() === '')
-      return fail('missing-field', `${secretArn}.${name}`, `required: ${SHAPE}`);
-    return value;
-  };
-  const privateKey = field('private_key');
+  const document = parseSecretDocument(text, secretArn, SHAPE);
+  if (document.value('type') !== 'service_account')
+    document.invalid('type', 'expected "service_account"');
+  const privateKey = document.text('private_key');
   if (!privateKey.includes('BEGIN PRIVATE KEY'))
-    fail('invalid-field', `${secretArn}.private_key`, `expected a PKCS#8 PEM key: ${SHAPE}`);
-  const keyId = own(document, 'private_key_id');
+    document.invalid('private_key', 'expected a PKCS#8 PEM key');
+  const keyId = document.value('private_key_id');
   return {
-    clientEmail: field('client_email'),
+    clientEmail: document.text('client_email'),
     privateKey,
     ...(typeof keyId === 'string' && keyId !== '' ? { privateKeyId: keyId } : {}),
   };

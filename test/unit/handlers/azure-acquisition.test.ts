@@ -7,10 +7,8 @@ import { AZURE_ACQUISITION_ENV, type AzureExportSource } from '../../../contract
 import { ENV } from '../../../contract/environment';
 import { createTelemetry } from '../../../lambda/adapters/telemetry';
 import type { AzureSourcePorts } from '../../../lambda/core/acquisition/azure-source-passes';
-import {
-  AZURE_PASS_RESERVE_MS,
-  createAzureAcquisitionHandler,
-} from '../../../lambda/handlers/azure-acquisition';
+import { ACQUISITION_PASS_RESERVE_MS } from '../../../lambda/handlers/acquisition-handler';
+import { createAzureAcquisitionHandler } from '../../../lambda/handlers/azure-acquisition';
 import { memoryBucket, memoryContainer, memoryCursor } from '../../support/azure-memory-export';
 
 const FOLDER = 'cost-exports/acme-focus-daily/';
@@ -75,7 +73,7 @@ describe('the Azure acquisition handler', () => {
       createTelemetry(env),
     );
     // One look before the source, one before each run: time for the source and one run only.
-    const short = await handler({ tenant: 'acme' }, clock(AZURE_PASS_RESERVE_MS + 2, 1));
+    const short = await handler({ tenant: 'acme' }, clock(ACQUISITION_PASS_RESERVE_MS + 2, 1));
     expect(short.passes[0].report?.copied.map((r) => r.period)).toEqual(['2024-07']);
     expect(short.passes[0].report?.leftForNextPass).toBe(2);
     const next = await handler({ tenant: 'acme' }, clock(15 * 60_000, 0));
@@ -89,7 +87,7 @@ describe('the Azure acquisition handler', () => {
   it('skips the remaining sources when no time is left, without failing', async () => {
     const { ports, factory } = world(['2024-07']);
     const handler = createAzureAcquisitionHandler(env, factory, createTelemetry(env));
-    const result = await handler({ tenant: 'acme' }, clock(AZURE_PASS_RESERVE_MS, 0));
+    const result = await handler({ tenant: 'acme' }, clock(ACQUISITION_PASS_RESERVE_MS, 0));
     expect(result.passes.map((p) => p.skipped)).toEqual([true, true]);
     expect(ports.size).toBe(0);
   });
