@@ -28,6 +28,10 @@ export interface GcpBillingSource {
 
 export type GcpAcquisitionEvent = AcquisitionEvent;
 
+/** `<project>.<dataset>.<table>`: project ids may have `-` (and a `domain:` prefix), the rest not. */
+export const BIGQUERY_TABLE_PATTERN =
+  /^([a-z][a-z0-9.:-]{4,61}[a-z0-9])\.([A-Za-z0-9_]{1,1024})\.([A-Za-z0-9_$-]{1,1024})$/;
+
 /** The cursor's name for a source: the billing table it reads. */
 export const gcpSourceId = (source: Pick<GcpBillingSource, 'table'>): string => source.table;
 

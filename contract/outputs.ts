@@ -31,6 +31,8 @@ export const TENANT_TOPICS_OUTPUT = 'CostEventsTenantTopicArns';
 
 /** Only with `azureExports` configured: the Azure export sources (contract/azure-acquisition.ts) as JSON. */
 export const AZURE_EXPORT_SOURCES_OUTPUT = 'AzureExportSources';
+/** Only with `gcpBillingExports` configured: the GCP billing sources (contract/gcp-acquisition.ts) as JSON. */
+export const GCP_BILLING_SOURCES_OUTPUT = 'GcpBillingSources';
 
 /** Every output id: the stacks write them, the CLI and the local run read them. */
 export const STACK_OUTPUTS = {

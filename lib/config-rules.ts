@@ -43,11 +43,16 @@ import { parsePushEndpoint, type PushEndpointConfig } from '../contract/push-end
 import { parseTenants, type TenantConfig } from '../contract/tenant-bindings';
 import { parseThresholdText } from '../contract/threshold';
 import {
-  DEFAULT_AZURE_SCHEDULE,
   azureExportsProblem,
   parseAzureExports,
   type AzureExportConfig,
 } from './azure-export-config';
+import { DEFAULT_ACQUISITION_SCHEDULE, unknownTenantProblem } from './acquisition-config';
+import {
+  gcpBillingExportsProblem,
+  parseGcpBillingExports,
+  type GcpBillingExportConfig,
+} from './gcp-billing-config';
 import { parseDataExports, type DataExportConfig } from './data-export-config';
 import { RESERVED_STAGE_WORDS, reservedWordsIn } from './naming';
 import {
@@ -395,8 +400,21 @@ export const CONFIG_RULES = {
     defaultDoc: 'none (off)',
     doc:
       'Azure Cost Management exports (FOCUS) the stage copies into the tenant’s export prefix, where the planner ' +
-      `takes them like any export: one function, one EventBridge Scheduler schedule per tenant (default \`${DEFAULT_AZURE_SCHEDULE}\`), ` +
+      `takes them like any export: one function, one EventBridge Scheduler schedule per tenant (default \`${DEFAULT_ACQUISITION_SCHEDULE}\`), ` +
       'the client secret read from `secretArn` at each run; see docs/azure-acquisition.md',
+  }),
+  gcpBillingExports: rule<readonly GcpBillingExportConfig[]>({
+    parser: jsonValue(
+      'JSON list of `{"tenant", "jobProject", "table", "location", "secretArn", "prefix"?, "exportName"?, "schedule"?}`: tenant slug, project id the jobs run in, `<project>.<dataset>.gcp_billing_export_(resource_)v1_…`, the dataset’s location, complete Secrets Manager ARN, one of (or a folder inside one of) the tenant’s exportSources prefixes, folder slug, `rate(…)`/`cron(…)`',
+      parseGcpBillingExports,
+    ),
+    default: [],
+    defaultDoc: 'none (off)',
+    doc:
+      'Google Cloud billing export tables (BigQuery, standard or detailed usage cost) the stage reads into the tenant’s ' +
+      'export prefix as FOCUS files the planner takes like any export: one function, one EventBridge Scheduler schedule ' +
+      `per tenant (default \`${DEFAULT_ACQUISITION_SCHEDULE}\`), the service-account key read from \`secretArn\` at each pass; ` +
+      'see docs/gcp-acquisition.md',
   }),
   exportBucketName: rule<string | undefined>({
     parser: checkedString('an S3 bucket name', checkBucketName),
@@ -707,14 +725,25 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   },
   {
     keys: ['azureExports', 'tenants'],
-    problem: (c) => {
-      if (c.tenants.length === 0) return undefined;
-      const ids = new Set(c.tenants.map((tenant) => tenant.id));
-      const index = c.azureExports.findIndex((entry) => !ids.has(entry.tenant));
-      return index === -1
-        ? undefined
-        : `azureExports[${index}].tenant: "${c.azureExports[index].tenant}" is not one of tenants[].id (${[...ids].join(', ')}); use the same id or add the tenant`;
-    },
+    problem: (c) =>
+      unknownTenantProblem(
+        c.azureExports,
+        c.tenants.map((tenant) => tenant.id),
+        'azureExports',
+      ),
+  },
+  {
+    keys: ['gcpBillingExports', 'exportSources'],
+    problem: (c) => gcpBillingExportsProblem(c.gcpBillingExports, c.exportSources),
+  },
+  {
+    keys: ['gcpBillingExports', 'tenants'],
+    problem: (c) =>
+      unknownTenantProblem(
+        c.gcpBillingExports,
+        c.tenants.map((tenant) => tenant.id),
+        'gcpBillingExports',
+      ),
   },
   {
     keys: ['dataExports', 'region'],

@@ -157,7 +157,7 @@ export function deployLimitProblems(stackName: string, template: Template): stri
       if (size > DEPLOY_LIMITS.lambdaEnvironmentBytes)
         problems.push(
           `${stackName}/${id}: environment of about ${size} bytes, over Lambda's ${DEPLOY_LIMITS.lambdaEnvironmentBytes}. ` +
-            'Fix: shorter or fewer tenants / exportSources / azureExports in this stage',
+            'Fix: shorter or fewer tenants / exportSources / azureExports / gcpBillingExports in this stage',
         );
     }
   }

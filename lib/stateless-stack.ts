@@ -14,7 +14,9 @@ import { DlqOperatorRole } from './constructs/dlq-operator-role';
 import { OpsDashboard, addProvisionalDriftRow } from './constructs/ops-dashboard';
 import { PeriodAutoClose } from './constructs/period-auto-close';
 import { addPushEndpoint } from './constructs/push-endpoint';
-import { addAzureAcquisition } from './constructs/azure-acquisition';
+import { azureAcquisitionSpec } from './constructs/azure-acquisition';
+import { gcpAcquisitionSpec } from './constructs/gcp-acquisition';
+import { addScheduledAcquisition } from './constructs/scheduled-acquisition';
 import { addReconciliation } from './constructs/reconciliation';
 import type { QueueConsumer } from './constructs/queue-consumer';
 import { tenantTopicArnLike } from './constructs/tenant-topics';
@@ -168,7 +170,7 @@ export class StatelessStack extends Stack {
       ...defaults.consumer,
     });
     if (push) this.alarms.push(push.refusedAuthAlarm);
-    addAzureAcquisition(this, {
+    const acquisitionProps = {
       config,
       ledgerTable: props.ledgerTable,
       dataKeyArn: props.dataKey.keyArn,
@@ -177,7 +179,14 @@ export class StatelessStack extends Stack {
       logRetention: defaults.consumer.logRetention,
       logRemovalPolicy: defaults.consumer.logRemovalPolicy,
       logLevel: defaults.consumer.logLevel,
-    });
+    };
+    addScheduledAcquisition(
+      this,
+      'AzureAcquisition',
+      acquisitionProps,
+      azureAcquisitionSpec(config),
+    );
+    addScheduledAcquisition(this, 'GcpAcquisition', acquisitionProps, gcpAcquisitionSpec(config));
     topics.allowAlarms();
     this.dlqOperatorRole.allowOperations(allPipelines, messagingKey, [
       this.stackId,

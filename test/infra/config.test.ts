@@ -275,3 +275,119 @@ describe('the rule table is the single source of keys, defaults and docs', () =>
     expect(CONFIG_TABLE_HEADER).toEqual(['key', 'default', 'accepted', 'meaning']);
   });
 });
+
+describe('gcpBillingExports', () => {
+  const SECRET = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:acme-gcp-AbCdEf';
+  const TABLE = 'acme-billing.billing.gcp_billing_export_v1_012345_6789AB_CDEF01';
+  const entry = {
+    tenant: 'acme',
+    jobProject: 'acme-billing',
+    table: TABLE,
+    location: 'US',
+    secretArn: SECRET,
+  };
+  const exportSources = [
+    { tenant: 'acme', prefix: 'acme/' },
+    { tenant: 'globex', prefix: 'globex/' },
+  ];
+  const withEntries = (...entries: unknown[]) => ({ exportSources, gcpBillingExports: entries });
+
+  it('is off by default', () => {
+    expect(resolve({}).gcpBillingExports).toEqual([]);
+  });
+
+  it('accepts an entry (JSON text from -c too), defaulting schedule and export name', () => {
+    expect(
+      resolve({ exportSources, gcpBillingExports: JSON.stringify([entry]) }).gcpBillingExports,
+    ).toEqual([{ ...entry, exportName: 'gcp-billing', schedule: 'rate(6 hours)' }]);
+    const detailed = {
+      ...entry,
+      table: 'acme-billing.billing.gcp_billing_export_resource_v1_012345_6789AB_CDEF01',
+      location: 'europe-west1',
+      prefix: 'acme/gcp/',
+      exportName: 'detailed',
+      schedule: 'cron(0 */4 * * ? *)',
+    };
+    expect(resolve(withEntries(detailed)).gcpBillingExports).toEqual([detailed]);
+  });
+
+  it.each([
+    [
+      'a table id without its project',
+      { ...entry, table: 'billing.gcp_billing_export_v1_0' },
+      'gcpBillingExports[0].table must be the billing export table as <project>.<dataset>.<table>',
+    ],
+    [
+      'a table that is not the standard or detailed export',
+      { ...entry, table: 'acme-billing.billing.cloud_pricing_export' },
+      'gcpBillingExports[0].table must name the standard (gcp_billing_export_v1_<billing account>) or detailed',
+    ],
+    [
+      'a project id that is not one',
+      { ...entry, jobProject: 'Acme Billing' },
+      'gcpBillingExports[0].jobProject must be the id of the project the query jobs run in',
+    ],
+    [
+      'a location that is not BigQuery’s',
+      { ...entry, location: 'Frankfurt' },
+      "gcpBillingExports[0].location must be the billing dataset's location",
+    ],
+    [
+      'a secret name instead of its ARN',
+      { ...entry, secretArn: 'acme-gcp' },
+      'gcpBillingExports[0].secretArn must be the complete Secrets Manager ARN',
+    ],
+    [
+      'a schedule that is not an expression',
+      { ...entry, schedule: 'hourly' },
+      'gcpBillingExports[0].schedule must be an EventBridge Scheduler expression',
+    ],
+    [
+      'an unknown field',
+      { ...entry, dataset: 'billing' },
+      'gcpBillingExports[0].dataset is not a known field',
+    ],
+  ])('refuses %s, naming the fix', (_case, bad, message) => {
+    expect(problemsOf(withEntries(bad))).toContain(message);
+  });
+
+  it.each([
+    [
+      'a tenant without an export prefix',
+      { exportSources, gcpBillingExports: [{ ...entry, tenant: 'initech' }] },
+      'gcpBillingExports[0].tenant: tenant "initech" has no export prefix; the copies land under it, so add {"tenant": "initech", "prefix": "initech/"} to exportSources',
+    ],
+    [
+      'a prefix outside the tenant’s',
+      withEntries({ ...entry, prefix: 'globex/gcp/' }),
+      'gcpBillingExports[0].prefix: "globex/gcp/" is not one of, or inside one of, tenant "acme"\'s exportSources prefixes ("acme/")',
+    ],
+    [
+      'a tenant not in tenants',
+      { ...withEntries(entry), tenants: [{ id: 'globex', publishers: ['111122223333'] }] },
+      'gcpBillingExports[0].tenant: "acme" is not one of tenants[].id (globex)',
+    ],
+    [
+      'two schedules for one tenant',
+      withEntries(entry, {
+        ...entry,
+        table: `${TABLE}2`,
+        exportName: 'two',
+        schedule: 'rate(1 hour)',
+      }),
+      'gcpBillingExports[0].schedule: tenant "acme" has GCP billing exports on "rate(6 hours)" and "rate(1 hour)"',
+    ],
+    [
+      'one table twice',
+      withEntries(entry, { ...entry, tenant: 'globex' }),
+      `gcpBillingExports[1] names the table ${TABLE} again`,
+    ],
+    [
+      'two tables into one export folder',
+      withEntries(entry, { ...entry, table: `${TABLE}2` }),
+      'gcpBillingExports[1].exportName: "acme/gcp-billing/" is written by gcpBillingExports[0] too',
+    ],
+  ])('refuses %s, naming the fix', (_case, context, message) => {
+    expect(problemsOf(context)).toContain(message);
+  });
+});

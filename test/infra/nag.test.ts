@@ -63,6 +63,21 @@ describe('cdk-nag AwsSolutions', () => {
       },
     ],
     [
+      'GCP billing tables read by the stage (secret, export folder and cursor-scoped)',
+      {
+        exportSources: [{ tenant: 'acme', prefix: 'acme/' }],
+        gcpBillingExports: [
+          {
+            tenant: 'acme',
+            jobProject: 'acme-billing',
+            table: 'acme-billing.billing.gcp_billing_export_v1_012345_6789AB_CDEF01',
+            location: 'US',
+            secretArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:acme-gcp-AbCdEf',
+          },
+        ],
+      },
+    ],
+    [
       'Data Exports created by the stage, from another region',
       {
         region: 'eu-west-1',

@@ -9,17 +9,15 @@
  *   (BigQuery bills the columns a query reads). Money stays text: `cost` and each credit's `amount` as
  *   the API writes them, summed exactly later (`gcp-billing-rows.ts`).
  */
+import { BIGQUERY_TABLE_PATTERN } from '../../../contract/gcp-acquisition';
 import { fail } from '../errors';
 
-/** `<project>.<dataset>.<table>`: project ids may have `-` (and a `domain:` prefix), the rest not. */
-const TABLE =
-  /^([a-z][a-z0-9.:-]{4,61}[a-z0-9])\.([A-Za-z0-9_]{1,1024})\.([A-Za-z0-9_$-]{1,1024})$/;
 const INVOICE_MONTH = /^\d{4}(0[1-9]|1[0-2])$/;
 
-export const isBillingTable = (table: string): boolean => TABLE.test(table);
+export const isBillingTable = (table: string): boolean => BIGQUERY_TABLE_PATTERN.test(table);
 
 const quoted = (table: string): string => {
-  if (!TABLE.test(table))
+  if (!BIGQUERY_TABLE_PATTERN.test(table))
     fail(
       'invalid-field',
       'table',

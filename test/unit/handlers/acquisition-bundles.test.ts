@@ -1,7 +1,8 @@
 /**
- * The Azure acquisition function loads as the CommonJS bundle the stack deploys: the Azure SDK's
+ * The acquisition functions load as the CommonJS bundles the stack deploys: the Azure SDK's
  * storage-common reads `import.meta.url` at load, which a CommonJS bundle has only with
- * `CJS_IMPORT_META_URL` (lib/constructs/consumer-function.ts).
+ * `CJS_IMPORT_META_URL` (lib/constructs/consumer-function.ts; the Azure construct sets it); the GCP
+ * function (jose, fetch) is bundled without it.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,18 +18,22 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it('the handler bundle loads and exports its handler', async () => {
-  const outfile = path.join(dir, 'index.js');
+it.each([
+  ['azure-acquisition', true],
+  ['gcp-acquisition', false],
+])('the %s handler bundle loads and exports its handler', async (name, importMetaUrl) => {
+  const outfile = path.join(dir, `${name}.js`);
   await build({
-    entryPoints: [path.join(ROOT, 'lambda', 'handlers', 'azure-acquisition.ts')],
+    entryPoints: [path.join(ROOT, 'lambda', 'handlers', `${name}.ts`)],
     outfile,
     bundle: true,
     platform: 'node',
     format: CONSUMER_BUNDLE.format,
     target: 'node20',
     mainFields: ['module', 'main'],
-    define: { ...CJS_IMPORT_META_URL.define },
-    banner: { js: CJS_IMPORT_META_URL.banner },
+    ...(importMetaUrl
+      ? { define: { ...CJS_IMPORT_META_URL.define }, banner: { js: CJS_IMPORT_META_URL.banner } }
+      : {}),
     logLevel: 'silent',
   });
   const loaded = execFileSync(
