@@ -323,11 +323,15 @@ export const buildProgram = (
 
   const acquire = program
     .command('acquire')
-    .description('Azure export copies of a tenant (config azureExports): cursors, a pass now');
+    .description(
+      'Acquisitions of a tenant (config azureExports, gcpBillingExports): cursors, a pass now',
+    );
   withCommon(
     acquire
       .command('status')
-      .description('The last run copied of each of the tenant’s Azure export sources (the cursors)')
+      .description(
+        'The cursors of the tenant’s sources: an Azure export’s last run copied, a GCP table’s month jobs and watermarks',
+      )
       .requiredOption('--tenant <tenant>', 'tenant')
       .option('--table <name>', 'ledger table name (instead of discovery)')
       .option('--json', 'cursors as JSON on stdout'),
@@ -343,7 +347,7 @@ export const buildProgram = (
     acquire
       .command('run')
       .description(
-        'One copy pass over each of the tenant’s Azure export sources now (your credentials: the secrets, the bucket, the table)',
+        'One pass over each of the tenant’s Azure export and GCP billing sources now (your credentials: the secrets, the bucket, the table)',
       )
       .requiredOption('--tenant <tenant>', 'tenant')
       .option('--table <name>', 'ledger table name (instead of discovery)')

@@ -14,8 +14,10 @@ import { resolve } from 'node:path';
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { parseAzureSourcesEnv, type AzureExportSource } from '../contract/azure-acquisition';
 import { parseExportSourcesJson, type ExportSourceConfig } from '../contract/export-sources';
+import { parseGcpSourcesEnv, type GcpBillingSource } from '../contract/gcp-acquisition';
 import {
   AZURE_EXPORT_SOURCES_OUTPUT,
+  GCP_BILLING_SOURCES_OUTPUT,
   STACK_OUTPUTS,
   streamOutputs,
   TENANT_STACKS_OUTPUT,
@@ -50,6 +52,9 @@ export interface LocalEndpoints {
   dynamodb?: string;
   sns?: string;
   s3?: string;
+  /** Local stand-ins of BigQuery's REST API and Google's token endpoint (GCP acquisition). */
+  bigquery?: string;
+  googleToken?: string;
 }
 
 export interface OutputsFile extends DiscoveredOutputs {
@@ -99,7 +104,7 @@ export const readOutputsFile = (path: string, stack?: string): OutputsFile => {
     throw new UsageError(`Outputs file ${path} is not a JSON object of stack outputs`);
   const endpoints: LocalEndpoints = {};
   if (isRecord(parsed.endpoints)) {
-    for (const service of ['sqs', 'dynamodb', 'sns', 's3'] as const) {
+    for (const service of ['sqs', 'dynamodb', 'sns', 's3', 'bigquery', 'googleToken'] as const) {
       const value = parsed.endpoints[service];
       if (typeof value === 'string' && value) endpoints[service] = value;
     }
@@ -309,18 +314,33 @@ export class Resources {
     return (await this.outputs())?.outputs[STACK_OUTPUTS.lateChargePolicy];
   }
 
-  /** The stage's Azure export sources (config `azureExports`); a stage without any is a usage error. */
-  async azureExportSources(): Promise<AzureExportSource[]> {
-    const text = await this.lookup(
-      AZURE_EXPORT_SOURCES_OUTPUT,
-      '--stack of a stage with azureExports',
-      'Azure export sources; configure azureExports (docs/azure-acquisition.md)',
-    );
-    try {
-      return parseAzureSourcesEnv(text);
-    } catch (error) {
-      throw new UsageError(`output ${AZURE_EXPORT_SOURCES_OUTPUT}: ${(error as Error).message}`);
-    }
+  /**
+   * The stage's acquisition sources: Azure exports (config `azureExports`) and GCP billing tables
+   * (`gcpBillingExports`); a stage with neither is a usage error.
+   */
+  async acquisitionSources(): Promise<{ azure: AzureExportSource[]; gcp: GcpBillingSource[] }> {
+    const discovered = await this.outputs();
+    const what =
+      'acquisition sources; configure azureExports (docs/azure-acquisition.md) or gcpBillingExports (docs/gcp-acquisition.md)';
+    if (!discovered)
+      throw new UsageError(`No ${what}: pass --stack <name> or --outputs-file <file>`);
+    const azure = discovered.outputs[AZURE_EXPORT_SOURCES_OUTPUT];
+    const gcp = discovered.outputs[GCP_BILLING_SOURCES_OUTPUT];
+    if (!azure && !gcp)
+      throw new UsageError(
+        `${discovered.origin} has no output ${AZURE_EXPORT_SOURCES_OUTPUT} or ${GCP_BILLING_SOURCES_OUTPUT} (${what})`,
+      );
+    const parsed = <T>(output: string, parse: (text: string) => T[], text?: string): T[] => {
+      try {
+        return parse(text ?? '');
+      } catch (error) {
+        throw new UsageError(`output ${output}: ${(error as Error).message}`);
+      }
+    };
+    return {
+      azure: parsed(AZURE_EXPORT_SOURCES_OUTPUT, parseAzureSourcesEnv, azure),
+      gcp: parsed(GCP_BILLING_SOURCES_OUTPUT, parseGcpSourcesEnv, gcp),
+    };
   }
 
   async archiveBucket(): Promise<string> {

@@ -9,10 +9,15 @@ import { gcpCursorPk } from '../../contract/gcp-acquisition';
 import type { GcpCursorPort, MonthCursor } from '../core/acquisition/gcp-billing-pull';
 import type { Watermarks } from '../core/acquisition/gcp-watermarks';
 import { S } from './dynamo-kit/attributes';
+import { queryBySortKeyPrefix } from './paged-query';
 import { ledgerKey } from './table-layout';
 
 export const GCP_WATERMARKS_SK = 'WATERMARKS';
-export const gcpMonthSk = (period: string): string => `MONTH#${period}`;
+export const GCP_MONTH_SK_PREFIX = 'MONTH#';
+export const gcpMonthSk = (period: string): string => `${GCP_MONTH_SK_PREFIX}${period}`;
+
+/** A month's cursor as stored, with when it was last written. */
+export type StoredMonthCursor = MonthCursor & { updatedAt?: string };
 
 export class GcpAcquisitionCursor implements GcpCursorPort {
   constructor(
@@ -58,6 +63,26 @@ export class GcpAcquisitionCursor implements GcpCursorPort {
 
   async readMonth(period: string): Promise<MonthCursor | undefined> {
     return (await this.readJson(gcpMonthSk(period))) as MonthCursor | undefined;
+  }
+
+  /** Every month's cursor of the source, oldest first (for `billing-dedup acquire status`). */
+  async readMonths(): Promise<StoredMonthCursor[]> {
+    const items = await queryBySortKeyPrefix(
+      this.options.client,
+      this.options.ledgerTable,
+      gcpCursorPk(this.options.sourceId),
+      GCP_MONTH_SK_PREFIX,
+    );
+    return items.flatMap((item) =>
+      item.state?.S === undefined
+        ? []
+        : [
+            {
+              ...(JSON.parse(item.state.S) as MonthCursor),
+              ...(item.updatedAt?.S ? { updatedAt: item.updatedAt.S } : {}),
+            },
+          ],
+    );
   }
 
   writeMonth(cursor: MonthCursor): Promise<void> {

@@ -10,6 +10,7 @@ import {
   changedMonths,
   mergeWatermarks,
   observedByMonth,
+  latestByMonth,
 } from '../../lambda/core/acquisition/gcp-watermarks';
 import { ValidationError } from '../../lambda/core/errors';
 
@@ -95,5 +96,17 @@ describe('GCP change probe and watermarks', () => {
     expect(() => monthSql('x`; DROP', '202409')).toThrow(ValidationError);
     expect(() => monthSql('billing-proj.billing.t', "2024' OR '1")).toThrow(ValidationError);
     expect(changeProbeSql('billing-proj.billing.t', 35)).toContain('INTERVAL 35 DAY');
+  });
+});
+
+describe('GCP watermarks per invoice month (acquire status)', () => {
+  it('is the latest export_time over the month’s partitions, months in order', () => {
+    expect(
+      latestByMonth({
+        '2024-10-01|202409': '2024-10-01T08:00:00.000000Z',
+        '2024-09-20|202409': '2024-09-20T08:00:00.000000Z',
+        '2024-09-02|202408': '2024-09-02T01:00:00.000000Z',
+      }),
+    ).toEqual({ '202408': '2024-09-02T01:00:00.000000Z', '202409': '2024-10-01T08:00:00.000000Z' });
   });
 });

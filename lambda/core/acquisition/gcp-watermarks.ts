@@ -59,3 +59,13 @@ export const mergeWatermarks = (
     if (merged[key] === undefined || merged[key] < time) merged[key] = time;
   return merged;
 };
+
+/** Per invoice month (`YYYYMM`), the latest export_time acquired over its partitions. */
+export const latestByMonth = (marks: Watermarks): Record<string, string> => {
+  const latest: Record<string, string> = {};
+  for (const [key, time] of Object.entries(marks)) {
+    const month = key.slice(key.indexOf('|') + 1);
+    if (latest[month] === undefined || latest[month] < time) latest[month] = time;
+  }
+  return Object.fromEntries(Object.entries(latest).sort(([a], [b]) => a.localeCompare(b)));
+};
