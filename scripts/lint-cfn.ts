@@ -44,6 +44,27 @@ export const REPRESENTATIVE_CONFIGS: Record<string, Record<string, unknown>> = {
     costStreamKind: 'standard',
     batchSize: 50,
   },
+  'azure-and-gcp-acquisitions': {
+    exportSources: [{ tenant: 'acme', prefix: 'acme/' }],
+    azureExports: [
+      {
+        tenant: 'acme',
+        storageAccountUrl: 'https://acmecosts.blob.core.windows.net',
+        container: 'exports',
+        exportFolder: 'cost-exports/acme-focus-daily/',
+        secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:acme-azure-AbCdEf',
+      },
+    ],
+    gcpBillingExports: [
+      {
+        tenant: 'acme',
+        jobProject: 'acme-billing',
+        table: 'acme-billing.billing.gcp_billing_export_v1_012345_6789AB_CDEF01',
+        location: 'US',
+        secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:acme-gcp-AbCdEf',
+      },
+    ],
+  },
 };
 
 function lint(): number {

@@ -23,6 +23,7 @@ export const azureAcquisitionSpec = (config: BillingDedupConfig): AcquisitionSpe
     sourcesEnv: AZURE_ACQUISITION_ENV.sources,
     sources,
     schedules: tenantSchedules(config.azureExports),
+    scheduleName: (tenant) => tenant,
     scheduleDescription: (tenant) => `billing-dedup: copies tenant ${tenant}'s Azure exports`,
     secrets: { sid: 'ReadAzureClientSecrets' },
     cursors: {

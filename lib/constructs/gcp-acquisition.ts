@@ -2,7 +2,11 @@ import type { BillingDedupConfig } from '../config';
 import { GCP_ACQUISITION_ENV, gcpCursorPk, gcpSourceId } from '../../contract/gcp-acquisition';
 import { GCP_BILLING_SOURCES_OUTPUT } from '../../contract/outputs';
 import { resolveGcpSources } from '../gcp-billing-config';
-import { tenantSchedules, type AcquisitionSpec } from './scheduled-acquisition';
+import {
+  prefixedScheduleName,
+  tenantSchedules,
+  type AcquisitionSpec,
+} from './scheduled-acquisition';
 
 /**
  * The Google Cloud billing acquisition (docs/gcp-acquisition.md) as a `ScheduledAcquisition` spec,
@@ -19,6 +23,7 @@ export const gcpAcquisitionSpec = (config: BillingDedupConfig): AcquisitionSpec 
     sourcesEnv: GCP_ACQUISITION_ENV.sources,
     sources,
     schedules: tenantSchedules(config.gcpBillingExports),
+    scheduleName: (tenant) => prefixedScheduleName('gcp-', tenant),
     scheduleDescription: (tenant) => `billing-dedup: reads tenant ${tenant}'s GCP billing exports`,
     secrets: { sid: 'ReadGcpServiceAccountKeys' },
     cursors: {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -41,6 +42,8 @@ export interface AcquisitionSpec {
   readonly sources: readonly { tenant: string; secretArn: string }[];
   /** Each tenant with its schedule expression. */
   readonly schedules: readonly { tenant: string; schedule: string }[];
+  /** A tenant's schedule name, unique across every acquisition of the stack. */
+  readonly scheduleName: (tenant: string) => string;
   /** `describe` of a tenant's schedule. */
   readonly scheduleDescription: (tenant: string) => string;
   readonly secrets: { sid: string };
@@ -192,7 +195,7 @@ export class ScheduledAcquisition extends Construct {
       const input: AcquisitionEvent = { tenant };
       this.schedules.push(
         new scheduler.CfnSchedule(this, `Schedule-${tenant}`, {
-          name: tenant,
+          name: spec.scheduleName(tenant),
           groupName: group.ref,
           description: spec.scheduleDescription(tenant),
           scheduleExpression: expression,
@@ -211,6 +214,20 @@ export class ScheduledAcquisition extends Construct {
     }
   }
 }
+
+const SCHEDULE_NAME_LENGTH = 64;
+
+/**
+ * `<prefix><tenant>`, at most the 64 characters Scheduler allows: a longer one keeps the start of the
+ * tenant and a hash of all of it. CloudFormation identifies a schedule by its name alone (not its
+ * group), so every acquisition's schedules need names no other has.
+ */
+export const prefixedScheduleName = (prefix: string, tenant: string): string => {
+  const name = `${prefix}${tenant}`;
+  if (name.length <= SCHEDULE_NAME_LENGTH) return name;
+  const hash = createHash('sha256').update(tenant).digest('hex').slice(0, 8);
+  return `${name.slice(0, SCHEDULE_NAME_LENGTH - hash.length - 1)}-${hash}`;
+};
 
 /** Each tenant of `entries` once, with its schedule (config checks one schedule per tenant). */
 export const tenantSchedules = (

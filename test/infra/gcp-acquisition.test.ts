@@ -7,7 +7,10 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { gcpAcquisitionSpec } from '../../lib/constructs/gcp-acquisition';
-import { ScheduledAcquisition } from '../../lib/constructs/scheduled-acquisition';
+import {
+  prefixedScheduleName,
+  ScheduledAcquisition,
+} from '../../lib/constructs/scheduled-acquisition';
 import { constructFixture, DATA_KEY_ARN, LEDGER_TABLE_ARN } from './construct-fixture';
 import { actionsOf, resourcesOfType, statementsOf, synth, type Statement } from './helpers';
 
@@ -96,7 +99,7 @@ describe('gcpBillingExports: the stage reads GCP billing export tables', () => {
       Name: 'billing-dedup-dev-export-gcp',
     });
     t.hasResourceProperties('AWS::Scheduler::Schedule', {
-      Name: 'acme',
+      Name: 'gcp-acme',
       ScheduleExpression: 'rate(6 hours)',
       Target: Match.objectLike({
         Input: '{"tenant":"acme"}',
@@ -104,7 +107,7 @@ describe('gcpBillingExports: the stage reads GCP billing export tables', () => {
       }),
     });
     t.hasResourceProperties('AWS::Scheduler::Schedule', {
-      Name: 'globex',
+      Name: 'gcp-globex',
       ScheduleExpression: 'cron(15 */4 * * ? *)',
       Target: Match.objectLike({ Input: '{"tenant":"globex"}' }),
     });
@@ -226,6 +229,17 @@ describe('gcpBillingExports: the stage reads GCP billing export tables', () => {
         Resource: { 'Fn::GetAtt': [expect.stringMatching(/^GcpAcquisitionFunction/), 'Arn'] },
       }),
     ]);
+  });
+});
+
+describe('schedule names', () => {
+  it('are the tenant after "gcp-", unique beside the Azure copier’s (CloudFormation keys a schedule by its name alone)', () => {
+    expect(prefixedScheduleName('gcp-', 'acme')).toBe('gcp-acme');
+    const long = `t${'a'.repeat(62)}z`;
+    const name = prefixedScheduleName('gcp-', long);
+    expect(name).toHaveLength(64);
+    expect(name).toMatch(/^gcp-ta+-[0-9a-f]{8}$/);
+    expect(prefixedScheduleName('gcp-', `${long.slice(0, -1)}y`)).not.toBe(name);
   });
 });
 
