@@ -352,10 +352,21 @@ export const buildProgram = (
       .requiredOption('--tenant <tenant>', 'tenant')
       .option('--table <name>', 'ledger table name (instead of discovery)')
       .option('--bucket <name>', 'export bucket name (instead of discovery)')
+      .option(
+        '--period <yyyy-mm>',
+        'only this billing period: an Azure export’s runs of it, a GCP table’s invoice month',
+      )
       .option('--json', 'the passes as JSON on stdout'),
   ).action((options: Record<string, unknown>) =>
     withSession(options, (session) =>
-      acquireRunCommand({ tenant: options.tenant as string, json: options.json === true }, session),
+      acquireRunCommand(
+        {
+          tenant: options.tenant as string,
+          json: options.json === true,
+          ...(typeof options.period === 'string' ? { period: options.period } : {}),
+        },
+        session,
+      ),
     ),
   );
 

@@ -16,12 +16,17 @@ import {
   runGcpPasses,
   type AcquireResources,
 } from '../operations/acquire';
-import { validateTenant } from '../operations/ledger';
+import { validatePeriod, validateTenant } from '../operations/ledger';
 import type { Session } from '../session';
 
 export interface AcquireFlags {
   tenant: string;
   json?: boolean;
+}
+
+export interface AcquireRunFlags extends AcquireFlags {
+  /** `YYYY-MM`: only this billing period. */
+  period?: string;
 }
 
 /** The tenant's sources of one provider; the refusal when it has none. */
@@ -118,25 +123,32 @@ export const acquireStatusCommand = async (
 };
 
 /**
- * `billing-dedup acquire run --tenant t [--json]`: one pass over each of the tenant's sources now
- * (Azure exports, then GCP tables), with the caller's credentials. Exit 1 when a source failed (after
- * the others ran).
+ * `billing-dedup acquire run --tenant t [--period YYYY-MM] [--json]`: one pass over each of the
+ * tenant's sources now (Azure exports, then GCP tables), with the caller's credentials; with
+ * `--period`, only that billing period. Exit 1 when a source failed (after the others ran).
  */
-export const acquireRunCommand = async (flags: AcquireFlags, session: Session): Promise<number> => {
+export const acquireRunCommand = async (
+  flags: AcquireRunFlags,
+  session: Session,
+): Promise<number> => {
+  const run = flags.period === undefined ? {} : { period: validatePeriod(flags.period) };
   const { tenant, azure, gcp } = await tenantSources(flags, session);
   const resources: AcquireResources = {
     ledgerTable: await session.resources.ledgerTable(),
     exportBucket: await session.resources.exportBucket(),
   };
   const { clients } = session;
-  const passes = azure.length > 0 ? await runAzurePasses(azure, clients, resources) : [];
+  const passes = azure.length > 0 ? await runAzurePasses(azure, clients, resources, run) : [];
   const bigquery = session.localEndpoints?.bigquery;
   const googleToken = session.localEndpoints?.googleToken;
   const gcpPasses =
     gcp.length > 0
       ? await runGcpPasses(gcp, clients, resources, {
-          ...(bigquery ? { bigqueryEndpoint: bigquery } : {}),
-          ...(googleToken ? { tokenEndpoint: googleToken } : {}),
+          ...run,
+          endpoints: {
+            ...(bigquery ? { bigqueryEndpoint: bigquery } : {}),
+            ...(googleToken ? { tokenEndpoint: googleToken } : {}),
+          },
         })
       : [];
   const out = session.io.stdout;

@@ -66,6 +66,11 @@ export interface AcquireResources {
   exportBucket: string;
 }
 
+/** What `acquire run` passes on: only this billing period (`YYYY-MM`) when given. */
+export interface AcquireRunOptions {
+  period?: string;
+}
+
 const portsClients = (
   clients: AcquireClients,
   resources: AcquireResources,
@@ -132,24 +137,29 @@ export const runAzurePasses = (
   sources: readonly AzureExportSource[],
   clients: AcquireClients,
   resources: AcquireResources,
+  options: AcquireRunOptions = {},
 ): Promise<AzureSourcePass[]> =>
   runSourcePasses(
     AZURE_SOURCE_PASSES,
     sources,
     azureSourcePorts(portsClients(clients, resources)),
-    { exportBucket: resources.exportBucket },
+    { exportBucket: resources.exportBucket, ...options },
   );
 
 export const runGcpPasses = (
   sources: readonly GcpBillingSource[],
   clients: AcquireClients,
   resources: AcquireResources,
-  /** Local stand-ins of BigQuery and Google's token endpoint (the outputs file's endpoints). */
-  endpoints: { bigqueryEndpoint?: string; tokenEndpoint?: string } = {},
-): Promise<GcpSourcePass[]> =>
-  runSourcePasses(
+  options: AcquireRunOptions & {
+    /** Local stand-ins of BigQuery and Google's token endpoint (the outputs file's endpoints). */
+    endpoints?: { bigqueryEndpoint?: string; tokenEndpoint?: string };
+  } = {},
+): Promise<GcpSourcePass[]> => {
+  const { endpoints, ...passOptions } = options;
+  return runSourcePasses(
     GCP_SOURCE_PASSES,
     sources,
     gcpSourcePorts({ ...portsClients(clients, resources), ...endpoints }),
-    { exportBucket: resources.exportBucket },
+    { exportBucket: resources.exportBucket, ...passOptions },
   );
+};

@@ -267,6 +267,27 @@ describe('billing-dedup acquire for GCP billing sources (BigQuery stand-in, loca
     expect(again.gcpPasses[0].report).toMatchObject({ changed: [], months: [] });
   });
 
+  it('run --period takes only that invoice month; the other changed month waits for the next pass', async () => {
+    secrets.on(GetSecretValueCommand, { SecretId: GCP_SECRET }).resolves({ SecretString: keyJson });
+    standIn.rows.push(row(3, '2024-10-02T08:00:00.000000Z'), {
+      ...row(4, '2024-10-02T08:00:00.000000Z'),
+      invoiceMonth: '202410',
+    });
+    const limited = JSON.parse(
+      (await gcpAcquire('run', '--tenant', 'initech', '--period', '2024-10', '--json')).stdout,
+    );
+    expect(limited.gcpPasses[0].report.changed).toEqual(['202410']);
+    expect(limited.gcpPasses[0].report.months.map((m: { period: string }) => m.period)).toEqual([
+      '2024-10',
+    ]);
+    const next = JSON.parse((await gcpAcquire('run', '--tenant', 'initech', '--json')).stdout);
+    expect(next.gcpPasses[0].report.changed).toEqual(['202409']);
+
+    const bad = await gcpAcquire('run', '--tenant', 'initech', '--period', '2024-13');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--period must be yyyy-mm (got "2024-13")');
+  });
+
   it('a key that cannot be parsed fails the run (exit 1) naming the table and the fix', async () => {
     secrets.on(GetSecretValueCommand, { SecretId: GCP_SECRET }).resolves({ SecretString: '{}' });
     const result = await gcpAcquire('run', '--tenant', 'initech');

@@ -74,6 +74,11 @@ export interface CopyReport {
 export interface CopyPassOptions {
   /** Asked before each run: false ends the pass cleanly; the cursor stays before the runs left. */
   keepGoing?: () => boolean;
+  /**
+   * Only runs of this billing period (`YYYY-MM`). The cursor, one for every period, does not move:
+   * the next full pass finds the run again, skips its blobs and manifest, and moves it then.
+   */
+  period?: string;
 }
 
 const reasonOf = (error: ValidationError): string => `${error.field}: ${error.reason}`;
@@ -101,6 +106,7 @@ const copyRun = async (
   listed: ReadonlyMap<string, ListedBlob>,
   spec: AzureExportSourceSpec,
   ports: { bucket: ExportBucketPort; cursor: AzureCursorPort },
+  moveCursor: boolean,
 ): Promise<CopiedRun> => {
   const target = azureTarget(spec.bucket, spec.prefix, run);
   let blobsCopied = 0;
@@ -117,11 +123,12 @@ const copyRun = async (
   }
   const { manifestKey } = target.manifest;
   const manifestWritten = await writeManifestLast(ports.bucket, target.manifest);
-  await ports.cursor.advance({
-    submittedTime: run.submittedTime,
-    runId: run.runId,
-    period: run.period,
-  });
+  if (moveCursor)
+    await ports.cursor.advance({
+      submittedTime: run.submittedTime,
+      runId: run.runId,
+      period: run.period,
+    });
   return {
     runId: run.runId,
     period: run.period,
@@ -154,7 +161,10 @@ export const copyAzureExport = async (
       (blob.name === AZURE_MANIFEST_NAME || blob.name.endsWith(`/${AZURE_MANIFEST_NAME}`)) &&
       mayBeAfterCursor(blob, cursor),
   );
-  const selection = selectRuns(await readRuns(ports.container, manifests, report), listed, cursor);
+  const runs = (await readRuns(ports.container, manifests, report)).filter(
+    (run) => options.period === undefined || run.period === options.period,
+  );
+  const selection = selectRuns(runs, listed, cursor);
   report.incomplete = selection.incomplete;
   report.superseded = selection.superseded.map((run) => run.runId);
   for (const [index, run] of selection.toCopy.entries()) {
@@ -163,7 +173,7 @@ export const copyAzureExport = async (
       break;
     }
     try {
-      report.copied.push(await copyRun(run, listed, spec, ports));
+      report.copied.push(await copyRun(run, listed, spec, ports, options.period === undefined));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       report.refused.push({

@@ -29,10 +29,10 @@ export const AZURE_SOURCE_PASSES: SourcePassProvider<
   name: 'Azure',
   sourceNoun: 'Azure export source',
   sourceId: azureSourceId,
-  pass: (source, ports, { exportBucket, keepGoing }) =>
+  pass: (source, ports, { exportBucket, keepGoing, period }) =>
     copyAzureExport(
       { exportFolder: source.exportFolder, bucket: exportBucket, prefix: source.prefix },
       ports,
-      { keepGoing },
+      { keepGoing, ...(period === undefined ? {} : { period }) },
     ),
 };

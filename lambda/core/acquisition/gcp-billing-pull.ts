@@ -90,6 +90,8 @@ export interface GcpBillingSpec {
 
 export interface PullOptions {
   keepGoing?: () => boolean;
+  /** Only this invoice month (`YYYY-MM`), if it changed; the other months wait for the next pass. */
+  period?: string;
   now?: () => number;
   /** Rows per page (getQueryResults `maxResults`; default 10,000). */
   pageRows?: number;
@@ -161,7 +163,9 @@ export const pullGcpBilling = async (
     spec.location,
   );
   const observed = observedByMonth(probeRows(probe.rows));
-  const changed = changedMonths(observed, stored);
+  const changed = changedMonths(observed, stored).filter(
+    (month) => options.period === undefined || month === invoiceMonthOf(options.period),
+  );
   const report: PullReport = {
     changed,
     months: [],

@@ -25,7 +25,7 @@ export const GCP_SOURCE_PASSES: SourcePassProvider<GcpBillingSource, GcpSourcePo
   name: 'GCP',
   sourceNoun: 'GCP billing source',
   sourceId: gcpSourceId,
-  pass: (source, ports, { exportBucket, keepGoing }) =>
+  pass: (source, ports, { exportBucket, keepGoing, period }) =>
     pullGcpBilling(
       {
         table: source.table,
@@ -35,6 +35,6 @@ export const GCP_SOURCE_PASSES: SourcePassProvider<GcpBillingSource, GcpSourcePo
         exportName: source.exportName,
       },
       ports,
-      { keepGoing },
+      { keepGoing, ...(period === undefined ? {} : { period }) },
     ),
 };

@@ -9,6 +9,8 @@ export interface PassOptions {
   exportBucket: string;
   /** Asked before each source and each step of a pass: false ends the pass cleanly. */
   keepGoing: () => boolean;
+  /** Only this billing period (`YYYY-MM`, `acquire run --period`); every period when absent. */
+  period?: string;
 }
 
 export interface SourcePassProvider<Source extends { tenant: string }, Ports, Report> {
