@@ -33,19 +33,24 @@ let dynamo: DynamoDBClient;
 let tables: LedgerTables;
 let outputsFile: string;
 
-beforeAll(async () => {
-  dynamo = localDynamo();
-  tables = await createLedgerTables(dynamo);
-  outputsFile = writeTemp(
+/** A local outputs file of a stage: the ledger table, these stateless outputs, these endpoints. */
+const stageOutputs = (stateless: Record<string, string>, endpoints?: Record<string, string>) =>
+  writeTemp(
     'outputs.json',
     JSON.stringify({
       'billing-dedup-dev-stateful': { LedgerTableName: tables.ledgerTable },
-      'billing-dedup-dev-stateless': {
-        ExportBucketName: 'exports',
-        AzureExportSources: JSON.stringify([source('exports'), source('more')]),
-      },
+      'billing-dedup-dev-stateless': stateless,
+      ...(endpoints ? { endpoints } : {}),
     }),
   );
+
+beforeAll(async () => {
+  dynamo = localDynamo();
+  tables = await createLedgerTables(dynamo);
+  outputsFile = stageOutputs({
+    ExportBucketName: 'exports',
+    AzureExportSources: JSON.stringify([source('exports'), source('more')]),
+  });
   await new AzureAcquisitionCursor({
     client: dynamo,
     ledgerTable: tables.ledgerTable,
@@ -179,16 +184,9 @@ describe('billing-dedup acquire for GCP billing sources (BigQuery stand-in, loca
     ]);
     s3Client = new S3Client(localS3ClientConfig(s3.endpoint));
     standIn.rows.push(...[0, 1, 2].map((i) => row(i, '2024-09-20T08:00:00.000000Z')));
-    gcpOutputs = writeTemp(
-      'outputs.json',
-      JSON.stringify({
-        'billing-dedup-dev-stateful': { LedgerTableName: tables.ledgerTable },
-        'billing-dedup-dev-stateless': {
-          ExportBucketName: 'gcp-exports',
-          GcpBillingSources: JSON.stringify([gcpSource]),
-        },
-        endpoints: { bigquery: standIn.endpoint, googleToken: standIn.tokenEndpoint },
-      }),
+    gcpOutputs = stageOutputs(
+      { ExportBucketName: 'gcp-exports', GcpBillingSources: JSON.stringify([gcpSource]) },
+      { bigquery: standIn.endpoint, googleToken: standIn.tokenEndpoint },
     );
   });
 
