@@ -42,6 +42,7 @@ const everySetting: Required<ConsumerEnvironment> = {
   logLevel: 'DEBUG',
   exportBucketName: 'billing-exports',
   archiveBucketName: 'billing-archive',
+  archiveSpoolUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/archive-spool',
   exportSources: JSON.stringify([{ tenant: 'acme', prefix: 'acme/focus/', source: 'aws' }]),
   chunkQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/export-chunks',
   exportDiffThreshold: '0.50',
