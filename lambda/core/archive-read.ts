@@ -284,14 +284,14 @@ export interface ChargeEvidence {
 
 /**
  * The archived messages of a tenant-period grouped by the charge they book (identity digest, the key
- * of the ledger's charge item), each charge's messages in send order.
+ * of the ledger's charge item), each charge's messages in the order the live consumer decided them.
  */
 export const evidenceByCharge = (
   messages: readonly ArchivedMessage[],
   tenant: string,
 ): Map<string, ChargeEvidence[]> => {
   const byDigest = new Map<string, ChargeEvidence[]>();
-  for (const message of [...messages].sort(bySendOrder)) {
+  for (const message of [...messages].sort(byLiveDecision)) {
     const identity = costIdentityOf(message.record, tenant);
     if (!identity) continue;
     byDigest.set(identity.digest, [
