@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import {
   ReceiveMessageCommand,
@@ -15,38 +14,29 @@ import { signedS3PutLike } from '../../lambda/adapters/s3-signed-put';
 import { REJECTION_ATTRIBUTES } from '../../lambda/adapters/sqs-dead-letters';
 import { createArchiverHandler } from '../../lambda/handlers/archiver';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
-import { startLocalS3, type LocalS3 } from '../../local/emulators/s3';
 import { sqsRecordFromMessage } from '../../local/runtime/lambda-sim';
-import {
-  createLedgerTables,
-  localDynamo,
-  startLocalSqs,
-  type LedgerTables,
-  type LocalSqs,
-} from '../support/aws-local';
+import { startArchivingLedger, type ArchivingLedger } from '../support/archiving-ledger';
 import { costEvent } from '../support/cost-events';
 import { totalsByCurrency } from '../support/ledger-checks';
-import { sqsEvent, sqsRecord } from '../support/sqs-events';
+import { redelivered, sqsEvent, sqsRecord } from '../support/sqs-events';
 
 const STREAM = 'cost-events';
 const BUCKET = 'archive-spool-test';
 const SPOOL_ARN = 'arn:aws:sqs:us-east-1:000000000000:archive-spool';
 
-let s3: LocalS3;
-let sqs: LocalSqs;
-let dynamo: DynamoDBClient;
-let tables: LedgerTables;
+/** The emulators and tables (its direct-mode handler is not used: each test wires its spooling ones). */
+let local: ArchivingLedger;
+let s3: ArchivingLedger['s3'];
+let sqs: ArchivingLedger['sqs'];
+let dynamo: ArchivingLedger['dynamo'];
+let tables: ArchivingLedger['tables'];
 
 beforeAll(async () => {
-  [s3, sqs] = await Promise.all([startLocalS3({ buckets: [BUCKET] }), startLocalSqs()]);
-  dynamo = localDynamo();
-  tables = await createLedgerTables(dynamo);
+  local = await startArchivingLedger(BUCKET);
+  ({ s3, sqs, dynamo, tables } = local);
 });
 
-afterAll(async () => {
-  dynamo.destroy();
-  await Promise.all([s3.stop(), sqs.stop()]);
-});
+afterAll(() => local.stop());
 
 const unique = (name: string) => `${name}-${randomBytes(4).toString('hex')}`;
 
@@ -112,15 +102,6 @@ const receiveAll = async (queueUrl: string): Promise<Message[]> => {
 
 const asRecords = (messages: Message[], receiveCount = 1): SQSRecord[] =>
   messages.map((message) => sqsRecordFromMessage(message, { queueArn: SPOOL_ARN, receiveCount }));
-
-const redelivered = (records: SQSRecord[]): SQSRecord[] =>
-  records.map((record) => ({
-    ...record,
-    attributes: {
-      ...record.attributes,
-      ApproximateReceiveCount: String(Number(record.attributes.ApproximateReceiveCount) + 1),
-    },
-  }));
 
 /** Every archived object under a prefix: key and bytes (the current version). */
 const objectsUnder = async (prefix: string) => {
