@@ -13,6 +13,8 @@ import {
   consumerSettings,
   ledgerTableName,
   archiveBucketName,
+  archiveSpoolUrl,
+  archiverSettings,
   notificationsTopicArn,
 } from '../../../lambda/adapters/settings';
 import {
@@ -83,6 +85,16 @@ describe('consumer environment contract', () => {
     });
     expect(ledgerTableName(env)).toBe('ledger');
     expect(archiveBucketName(env)).toBe('billing-archive');
+    expect(archiveSpoolUrl(env)).toBe(everySetting.archiveSpoolUrl);
+    expect(archiverSettings(env)).toEqual({
+      stream: COST_STREAM,
+      dlqUrl: everySetting.dlqUrl,
+      bucket: 'billing-archive',
+    });
+    expect(archiveSpoolUrl({})).toBeUndefined();
+    expect(() => archiverSettings({ STREAM_NAME: 'archive-spool', DLQ_URL: 'x' })).toThrow(
+      'ARCHIVE_BUCKET_NAME',
+    );
     expect(readTotalShards(env)).toBe(4);
     expect(readLateChargePolicy(env)).toBe('reject');
     expect(notificationsTopicArn(env)).toBe(everySetting.notificationsTopicArn);
