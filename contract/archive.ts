@@ -9,3 +9,12 @@ export const ARCHIVE_WRITER_TAG = 'billing-dedup:archive-writer';
 
 /** Suffix of every archived object: gzip-compressed JSON Lines, one archived record a line. */
 export const ARCHIVE_OBJECT_SUFFIX = '.jsonl.gz';
+
+/**
+ * Tag value of a role that may put only `oversize-` objects: the consumers with `archiveDelivery=spool`,
+ * whose records normally reach the bucket through the archiver.
+ */
+export const archiveOversizeWriterTagValue = (stage: string): string => `${stage}:oversize`;
+
+/** The keys a consumer writes in spool mode: a record too large for a spool message, `<partition>/oversize-<hash>`. */
+export const ARCHIVE_OVERSIZE_KEYS = '*/oversize-*';

@@ -23,6 +23,8 @@ export const ENV = {
   exportBucketName: 'EXPORT_BUCKET_NAME',
   /** The evidence archive's bucket; unset: the consumer archives nothing (tests and tools only). */
   archiveBucketName: 'ARCHIVE_BUCKET_NAME',
+  /** The archive spool queue (`archiveDelivery=spool`): set, the consumer sends its records there instead of to S3. */
+  archiveSpoolUrl: 'ARCHIVE_SPOOL_URL',
   exportSources: 'EXPORT_SOURCES',
   chunkQueueUrl: 'CHUNK_QUEUE_URL',
   exportDiffThreshold: 'EXPORT_DIFF_THRESHOLD',
@@ -67,6 +69,10 @@ export const DEFAULT_DEDUP_TTL_SECONDS = DEFAULT_DEDUP_TTL_DAYS * SECONDS_PER_DA
 /** Records processed concurrently in one invocation: the CDK default (`inBatchConcurrency`) and the consumers' fallback. */
 export const DEFAULT_MAX_CONCURRENCY = 8;
 export const DEFAULT_QUEUE_KIND: QueueKind = 'standard';
+/** How the consumers deliver their archive records (config `archiveDelivery`): through the spool and the archiver, or one S3 put per partition. */
+export const ARCHIVE_DELIVERIES = ['spool', 'direct'] as const;
+export type ArchiveDelivery = (typeof ARCHIVE_DELIVERIES)[number];
+export const DEFAULT_ARCHIVE_DELIVERY: ArchiveDelivery = 'spool';
 export const DEFAULT_DELIVERY_MODE: DeliveryMode = 'raw';
 /** Export pipeline defaults: the CDK configuration's and the functions' fallbacks. */
 export const DEFAULT_EXPORT_DIFF_THRESHOLD = '1';

@@ -1,4 +1,11 @@
-import { EXPORT_STREAMS, STREAMS, STREAM_NAMES, type StreamName, streamNamed } from './streams';
+import {
+  ARCHIVE_SPOOL,
+  EXPORT_STREAMS,
+  STREAMS,
+  STREAM_NAMES,
+  type StreamName,
+  streamNamed,
+} from './streams';
 
 /** CloudFormation output ids of the stateful stack (tables and keys). */
 export const STATEFUL_OUTPUTS = {
@@ -74,6 +81,10 @@ const { topicArn: _noChunkTopic, ...chunkOutputs } = outputsOf(
 );
 export const EXPORT_CHUNKS_OUTPUTS = chunkOutputs;
 
+/** The archive spool's outputs (no topic: the consumers send into it). */
+const { topicArn: _noSpoolTopic, ...spoolOutputs } = outputsOf(ARCHIVE_SPOOL.outputPrefix);
+export const ARCHIVE_SPOOL_OUTPUTS = spoolOutputs;
+
 /** Every output id the stateless stack writes. */
 export const statelessOutputIds = (): string[] => [
   ...Object.values(STATELESS_OUTPUTS),
@@ -81,6 +92,7 @@ export const statelessOutputIds = (): string[] => [
   STACK_OUTPUTS.exportBucketName,
   ...Object.values(EXPORT_DELIVERIES_OUTPUTS),
   ...Object.values(EXPORT_CHUNKS_OUTPUTS),
+  ...Object.values(ARCHIVE_SPOOL_OUTPUTS),
 ];
 
 /**

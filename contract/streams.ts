@@ -83,3 +83,17 @@ export const EXPORT_STREAMS = {
 export type ExportStreamDefinition = (typeof EXPORT_STREAMS)[keyof typeof EXPORT_STREAMS];
 export const EXPORT_STREAM_DEFINITIONS: readonly ExportStreamDefinition[] =
   Object.values(EXPORT_STREAMS);
+
+/**
+ * The archive spool (docs/architecture.md "Evidence archive"): the consumers' archive records, sent by
+ * them (no topic), written to the archive bucket by the archiver, one object per partition of many
+ * invocations. Not a message stream: the loops over the streams and export queues do not apply to it.
+ */
+export const ARCHIVE_SPOOL = {
+  kind: 'archive',
+  name: 'archive-spool',
+  consumer: 'archiver',
+  handlerEntry: 'lambda/handlers/archiver.ts',
+  outputPrefix: 'ArchiveSpool',
+  label: 'Archive spool',
+} as const;

@@ -20,6 +20,9 @@ import {
   MAX_TOTAL_SHARDS,
   type LateChargePolicy,
   QUEUE_KINDS,
+  ARCHIVE_DELIVERIES,
+  DEFAULT_ARCHIVE_DELIVERY,
+  type ArchiveDelivery,
   type QueueKind,
 } from '../contract/environment';
 import {
@@ -459,6 +462,16 @@ export const CONFIG_RULES = {
     }),
     default: false,
     doc: 'S3 Object Lock in compliance mode on the archive bucket, every object locked for `archiveRetentionDays` (nobody, root included, can delete or shorten it). Decide before the first deploy: Object Lock cannot be turned off',
+  }),
+  archiveDelivery: rule<ArchiveDelivery>({
+    parser: oneOf<ArchiveDelivery>(ARCHIVE_DELIVERIES, (s) => s.toLowerCase()),
+    default: DEFAULT_ARCHIVE_DELIVERY,
+    doc:
+      'how the consumers archive each batch before acknowledging it. `spool`: one SQS message per invocation to the ' +
+      '`archive-spool` queue (`ARCHIVE_SPOOL_URL`), written to the bucket by the `archiver` function, one object per ' +
+      'partition of up to 1,000 spool messages; only the archiver may put objects, the consumers only `oversize-` keys ' +
+      '(a record too large for a 256 KiB message). `direct`: one S3 put per partition of each invocation. The spool and ' +
+      'the archiver exist in both modes, so switching never strands a spooled record',
   }),
   exportDiffNotifyThreshold: rule<string>({
     parser: checkedString('an exact decimal ≥ 0', checkThreshold),

@@ -18,7 +18,7 @@ export interface StageNamePatterns {
 
 const wordPattern = (stage: string, word: string): string => `${resourceName(stage, word)}-*`;
 
-export const ALARM_NAME_WORDS = ['cost', 'budget', 'export', 'period'] as const;
+export const ALARM_NAME_WORDS = ['cost', 'budget', 'export', 'period', 'archive'] as const;
 
 export const anomalyRuleName = (stage: string): string =>
   resourceName(stage, 'cost-anomaly-events');

@@ -9,6 +9,8 @@ export const PROJECT = 'billing-dedup';
  * `prod-eu` (or of any other stage), even though both stages share the prefix `billing-dedup-prod-`.
  */
 export const RESERVED_STAGE_WORDS = [
+  'archive',
+  'archiver',
   'budget',
   'cost',
   'data',

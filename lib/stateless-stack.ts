@@ -8,7 +8,7 @@ import { tenantStackImports } from '../contract/outputs';
 import { ALERT_STREAM, COST_STREAM, type StreamName } from '../contract/streams';
 import { BillingDedupConfig } from './config';
 import { AnomalyEventsRule } from './constructs/anomaly-events-rule';
-import { makeArchiveWriter, type ArchiveTarget } from './constructs/archive-writer';
+import type { ArchiveTarget } from './constructs/archive-writer';
 import { ConsumerAlarms } from './constructs/consumer-alarms';
 import { DlqOperatorRole } from './constructs/dlq-operator-role';
 import { OpsDashboard, addProvisionalDriftRow } from './constructs/ops-dashboard';
@@ -23,6 +23,7 @@ import { tenantTopicArnLike } from './constructs/tenant-topics';
 import { anomalyRuleName } from './name-patterns';
 import { resourceName, serviceName } from './naming';
 import { AlertsStream } from './streams/alerts-stream';
+import { addArchiveSpool } from './streams/archive-spool';
 import { CostStream } from './streams/cost-stream';
 import { addExportPipelines, type ExportPipelines } from './streams/export-pipelines';
 import { MessagingTopics } from './streams/messaging-topics';
@@ -65,6 +66,8 @@ export class StatelessStack extends Stack {
   readonly pipelines: readonly QueueConsumer[];
   /** The billing-export topic and its two queue + DLQ + function pipelines. */
   readonly exports: ExportPipelines;
+  /** The archive spool and the archiver (both `archiveDelivery` modes). */
+  readonly archiveSpool: QueueConsumer;
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dlqOperatorRole: DlqOperatorRole;
 
@@ -131,8 +134,14 @@ export class StatelessStack extends Stack {
       queueDefaults: defaults.queue,
       consumerDefaults: defaults.consumer,
     });
-    const allPipelines = [...this.pipelines, this.exports.deliveries, this.exports.chunks];
-    for (const pipeline of allPipelines) makeArchiveWriter(pipeline.consumer, props.archive, stage);
+    const writers = [...this.pipelines, this.exports.deliveries, this.exports.chunks];
+    this.archiveSpool = addArchiveSpool(this, {
+      config,
+      defaults,
+      archive: props.archive,
+      writers,
+    });
+    const allPipelines = [...writers, this.archiveSpool];
 
     for (const pipeline of allPipelines) {
       const alarms = new ConsumerAlarms(this, `${pipeline.node.id}Alarms`, {
@@ -210,6 +219,7 @@ export class StatelessStack extends Stack {
       streamTopics: this.streamTopics,
       pipelines: this.pipelines,
       exports: this.exports,
+      archiveSpool: this.archiveSpool,
       exportBucketName: props.exportBucketName,
       notificationsTopic: this.notificationsTopic,
       opsTopic: this.opsTopic,

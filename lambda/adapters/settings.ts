@@ -58,3 +58,20 @@ export const tenantBindings = (env: EnvironmentSource): TenantBindings | undefin
 /** ARCHIVE_BUCKET_NAME of every consumer; unset only where nothing is archived (tests, tools). */
 export const archiveBucketName = (env: EnvironmentSource): string | undefined =>
   readOptional(env, ENV.archiveBucketName);
+
+/** ARCHIVE_SPOOL_URL of the consumers in spool mode (`archiveDelivery=spool`); unset: direct puts. */
+export const archiveSpoolUrl = (env: EnvironmentSource): string | undefined =>
+  readOptional(env, ENV.archiveSpoolUrl);
+
+/** What the archiver needs: its stream name (logs, metrics), its DLQ for poison spool messages, the bucket. */
+export interface ArchiverSettings {
+  stream: string;
+  dlqUrl: string;
+  bucket: string;
+}
+
+export const archiverSettings = (env: EnvironmentSource): ArchiverSettings => ({
+  stream: readRequired(env, ENV.streamName),
+  dlqUrl: readRequired(env, ENV.dlqUrl),
+  bucket: readRequired(env, ENV.archiveBucketName),
+});

@@ -118,9 +118,21 @@ export interface CostEventSelection {
   notBooked: number;
 }
 
+/** When the live consumer decided the message: the receive time of its first copy that did not fail. */
+export const decidedAt = (message: ArchivedMessage): string =>
+  (message.copies.find((copy) => copy.outcome !== 'failed') ?? message.copies[0]).receivedAt;
+
+/**
+ * The order the live consumer decided messages in (the first copy that did not fail), then send order:
+ * of two messages with one content, the one decided first is the one the live ledger booked. Send
+ * order alone cannot tell them apart when their producer's clock gave both the same SentTimestamp.
+ */
+const byLiveDecision = (a: ArchivedMessage, b: ArchivedMessage): number =>
+  decidedAt(a) < decidedAt(b) ? -1 : decidedAt(a) > decidedAt(b) ? 1 : bySendOrder(a, b);
+
 /**
  * The cost events of one archived tenant-period to replay: each message once, a second message with the
- * same content hash and the same version left out, dead-lettered and never-decided messages left out and
+ * same content hash and the same version (the later decided one) left out, dead-lettered and never-decided messages left out and
  * counted. The content hash leaves the version out (core/keys.ts), so a line item restated back to an
  * earlier content (v1 10, v2 20, v3 10) has the hash of v1 on v3: the version keeps v3, which the live
  * ledger restated.
@@ -130,7 +142,7 @@ export const selectCostEvents = (messages: readonly ArchivedMessage[]): CostEven
   const events: ArchivedMessage[] = [];
   let sameContent = 0;
   let notBooked = 0;
-  for (const message of [...messages].sort(bySendOrder)) {
+  for (const message of [...messages].sort(byLiveDecision)) {
     const decided = message.copies.filter((copy) => !NOT_BOOKED.has(copy.outcome));
     if (decided.length === 0) {
       notBooked += 1;
@@ -148,7 +160,7 @@ export const selectCostEvents = (messages: readonly ArchivedMessage[]): CostEven
     seen.add(key);
     events.push(message);
   }
-  return { events, sameContent, notBooked };
+  return { events: events.sort(bySendOrder), sameContent, notBooked };
 };
 
 /** A message as its producer published it: the body and the string message attributes. */
@@ -200,10 +212,6 @@ export const costVersionOf = (record: ArchivedRecord): number | undefined => {
     return undefined;
   }
 };
-
-/** When the live consumer decided the message: the receive time of its first copy that did not fail. */
-export const decidedAt = (message: ArchivedMessage): string =>
-  (message.copies.find((copy) => copy.outcome !== 'failed') ?? message.copies[0]).receivedAt;
 
 /** A live period close, to be repeated in a rebuild at the moment it happened. */
 export interface LiveClose<Key> {
@@ -276,14 +284,14 @@ export interface ChargeEvidence {
 
 /**
  * The archived messages of a tenant-period grouped by the charge they book (identity digest, the key
- * of the ledger's charge item), each charge's messages in send order.
+ * of the ledger's charge item), each charge's messages in the order the live consumer decided them.
  */
 export const evidenceByCharge = (
   messages: readonly ArchivedMessage[],
   tenant: string,
 ): Map<string, ChargeEvidence[]> => {
   const byDigest = new Map<string, ChargeEvidence[]>();
-  for (const message of [...messages].sort(bySendOrder)) {
+  for (const message of [...messages].sort(byLiveDecision)) {
     const identity = costIdentityOf(message.record, tenant);
     if (!identity) continue;
     byDigest.set(identity.digest, [

@@ -33,6 +33,8 @@ export interface ArchivedRecord {
 
 export interface ArchiveObject {
   key: string;
+  /** `<stream>/tenant=…/period=…/day=…`: the key without its file name. */
+  partition: string;
   records: ArchivedRecord[];
 }
 
@@ -66,7 +68,7 @@ const partitionOf = (
   `${archivePrefixOf(stream, result?.evidence?.tenant ?? UNSCOPED, result?.evidence?.period ?? UNSCOPED)}day=${dayOf(record, receivedAt)}`;
 
 /** The same message ids, in any order, name the same object: a redelivered batch overwrites its copy. */
-const batchHash = (messageIds: readonly string[]): string =>
+export const messageIdsHash = (messageIds: readonly string[]): string =>
   createHash('sha256')
     .update([...messageIds].sort().join('\n'))
     .digest('hex')
@@ -112,7 +114,8 @@ export const archiveObjectsOf = (
     ]);
   }
   return [...partitions].map(([partition, archived]) => ({
-    key: `${partition}/${batchHash(archived.map((record) => record.messageId))}${ARCHIVE_OBJECT_SUFFIX}`,
+    key: `${partition}/${messageIdsHash(archived.map((record) => record.messageId))}${ARCHIVE_OBJECT_SUFFIX}`,
+    partition,
     records: archived,
   }));
 };

@@ -3,8 +3,14 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { S3Archive } from '../adapters/s3-archive';
+import { SpoolArchive } from '../adapters/sqs-archive-spool';
 import { signedS3PutFor, signedS3PutLike, type ObjectStore } from '../adapters/s3-signed-put';
-import { archiveBucketName, consumerSettings, type ConsumerSettings } from '../adapters/settings';
+import {
+  archiveBucketName,
+  archiveSpoolUrl,
+  consumerSettings,
+  type ConsumerSettings,
+} from '../adapters/settings';
 import { deadLettersFor } from '../adapters/sqs-dead-letters';
 import { createTelemetry, reportBatch, type Telemetry } from '../adapters/telemetry';
 import { archiveBeforeAcknowledging, type ArchivePort } from '../core/archive';
@@ -14,8 +20,9 @@ import type { DeadLetterPort } from '../core/ports';
 /**
  * What every consumer is wired with: its settings, its DLQ (forwarding each message once), telemetry,
  * and the evidence archive (absent without ARCHIVE_BUCKET_NAME: tests and tools that archive nothing).
- * The archive puts its objects with one signed request each (`SignedS3Put`), not with the S3 client:
- * that client alone was most of a consumer's module init.
+ * With ARCHIVE_SPOOL_URL the archive is the spool (one SendMessage per invocation; records too large
+ * for a message are put directly); without, one put per partition. Puts are one signed request each
+ * (`SignedS3Put`), not the S3 client: that client alone was most of a consumer's module init.
  */
 export interface ConsumerWiring {
   settings: ConsumerSettings;
@@ -36,6 +43,12 @@ export interface ConsumerClients {
 const archiveStoreOf = (env: NodeJS.ProcessEnv, clients: ConsumerClients): ObjectStore =>
   clients.archiveStore ?? (clients.s3 ? signedS3PutLike(clients.s3) : signedS3PutFor(env));
 
+const archiveOf = (env: NodeJS.ProcessEnv, clients: ConsumerClients, bucket: string) => {
+  const direct = new S3Archive(archiveStoreOf(env, clients), bucket);
+  const spoolUrl = archiveSpoolUrl(env);
+  return spoolUrl === undefined ? direct : new SpoolArchive(clients.sqs, spoolUrl, direct);
+};
+
 export const wireConsumer = (env: NodeJS.ProcessEnv, clients: ConsumerClients): ConsumerWiring => {
   const settings = consumerSettings(env);
   const archiveBucket = archiveBucketName(env);
@@ -43,9 +56,7 @@ export const wireConsumer = (env: NodeJS.ProcessEnv, clients: ConsumerClients): 
     settings,
     deadLetters: deadLettersFor(settings, clients),
     telemetry: createTelemetry(env),
-    ...(archiveBucket === undefined
-      ? {}
-      : { archive: new S3Archive(archiveStoreOf(env, clients), archiveBucket) }),
+    ...(archiveBucket === undefined ? {} : { archive: archiveOf(env, clients, archiveBucket) }),
   };
 };
 

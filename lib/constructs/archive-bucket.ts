@@ -2,7 +2,11 @@ import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { ARCHIVE_WRITER_TAG } from '../../contract/archive';
+import {
+  ARCHIVE_OVERSIZE_KEYS,
+  ARCHIVE_WRITER_TAG,
+  archiveOversizeWriterTagValue,
+} from '../../contract/archive';
 import { secureBucketProps } from './secure-bucket';
 
 export interface ArchiveBucketProps {
@@ -39,7 +43,9 @@ export const ARCHIVE_DENIED_ACTIONS = [
  * overwrites its object; the replaced version is kept as long as the current one), TLS only, no public
  * access, no ACLs, access logs, retained; Standard-IA, then Glacier Instant Retrieval, then expiry.
  * Its policy refuses every delete to everyone (only the lifecycle removes objects) and every put to any
- * principal but the stage's archive writers (the consumer roles, tagged `ARCHIVE_WRITER_TAG`).
+ * principal but the stage's archive writers (roles tagged `ARCHIVE_WRITER_TAG` = stage: the archiver,
+ * and the consumers with `archiveDelivery=direct`); roles tagged as oversize writers (the consumers with
+ * `archiveDelivery=spool`) may put `oversize-` objects only.
  */
 export function createArchiveBucket(
   stack: Stack,
@@ -87,31 +93,48 @@ export function createArchiveBucket(
       resources: [bucket.arnForObjects('*')],
     }),
   );
+  const writerTag = `aws:PrincipalTag/${ARCHIVE_WRITER_TAG}`;
   bucket.addToResourcePolicy(
     new iam.PolicyStatement({
       sid: 'DenyPutButArchiveWriters',
       effect: iam.Effect.DENY,
       principals: [new iam.AnyPrincipal()],
       actions: ['s3:PutObject'],
-      resources: [bucket.arnForObjects('*')],
+      notResources: [bucket.arnForObjects(ARCHIVE_OVERSIZE_KEYS)],
+      conditions: { StringNotEquals: { [writerTag]: props.stage } },
+    }),
+  );
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'DenyOversizePutButArchiveWriters',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [bucket.arnForObjects(ARCHIVE_OVERSIZE_KEYS)],
       conditions: {
-        StringNotEquals: { [`aws:PrincipalTag/${ARCHIVE_WRITER_TAG}`]: props.stage },
+        StringNotEquals: {
+          [writerTag]: [props.stage, archiveOversizeWriterTagValue(props.stage)],
+        },
       },
     }),
   );
   return { bucket, key };
 }
 
-/** The one thing an archive writer may do: put objects, its key used only through S3 in this region. */
+/**
+ * The one thing an archive writer may do: put objects (every key, or only `keys`), its key used only
+ * through S3 in this region.
+ */
 export function allowArchiveWrites(
   role: iam.IRole,
   archive: { bucketName: string; keyArn: string },
+  keys = '*',
 ): void {
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'ArchiveEveryBatch',
       actions: ['s3:PutObject'],
-      resources: [`arn:${Aws.PARTITION}:s3:::${archive.bucketName}/*`],
+      resources: [`arn:${Aws.PARTITION}:s3:::${archive.bucketName}/${keys}`],
     }),
   );
   role.addToPrincipalPolicy(

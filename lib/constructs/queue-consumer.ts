@@ -7,7 +7,7 @@ import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type ConsumerEnvironment, consumerEnvironment } from '../../contract/environment';
-import type { ExportStreamDefinition, StreamName } from '../../contract/streams';
+import type { ARCHIVE_SPOOL, ExportStreamDefinition, StreamName } from '../../contract/streams';
 import { METRIC_NAMESPACE } from '../../contract/telemetry';
 import {
   checkDedupTtl,
@@ -19,7 +19,8 @@ import {
 import { ConsumerFunction, ConsumerFunctionProps } from './consumer-function';
 
 /** A message stream's or an export queue's name (STREAM_NAME). */
-export type PipelineName = StreamName | ExportStreamDefinition['name'];
+export type PipelineName =
+  StreamName | ExportStreamDefinition['name'] | (typeof ARCHIVE_SPOOL)['name'];
 
 export interface QueueConsumerProps {
   /** Stream name (STREAM_NAME). */
@@ -74,6 +75,8 @@ export interface QueueConsumerProps {
     /** Stream-specific settings (table names, topic ARNs…). */
     readonly environment: ConsumerEnvironment;
   };
+  /** MaximumMessageSize of the queue and its DLQ; omitted: SQS's default. */
+  readonly maxMessageSizeBytes?: number;
   /** Bring-your-own DLQ (must have the queue's kind); created when omitted. */
   readonly deadLetterQueue?: sqs.IQueue;
 }
@@ -149,6 +152,7 @@ export class QueueConsumer extends Construct {
         queueName: props.dlqName,
         ...(props.fifo ? { fifo: true, contentBasedDeduplication: true } : {}),
         retentionPeriod: props.dlqRetention,
+        ...(props.maxMessageSizeBytes ? { maxMessageSizeBytes: props.maxMessageSizeBytes } : {}),
         encryption: sqs.QueueEncryption.KMS,
         encryptionMasterKey: props.masterKey,
         enforceSSL: true,
@@ -163,6 +167,7 @@ export class QueueConsumer extends Construct {
       queueName: props.queueName,
       ...fifoProps,
       retentionPeriod: props.retention,
+      ...(props.maxMessageSizeBytes ? { maxMessageSizeBytes: props.maxMessageSizeBytes } : {}),
       visibilityTimeout: props.visibilityTimeout,
       encryption: sqs.QueueEncryption.KMS,
       encryptionMasterKey: props.masterKey,

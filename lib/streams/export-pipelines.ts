@@ -187,7 +187,8 @@ export function notificationPrefixes(config: BillingDedupConfig): (string | unde
     : config.exportSources.map((source) => source.prefix);
 }
 
-const visibilityFor = (timeout: Duration, batchingWindow: Duration): Duration =>
+/** Visibility of a queue whose consumer runs up to `timeout`: six timeouts (Lambda's advice) and the batching window. */
+export const visibilityFor = (timeout: Duration, batchingWindow: Duration): Duration =>
   Duration.seconds(6 * timeout.toSeconds() + batchingWindow.toSeconds());
 
 /**

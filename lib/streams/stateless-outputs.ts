@@ -2,6 +2,7 @@ import { CfnOutput } from 'aws-cdk-lib';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import {
+  ARCHIVE_SPOOL_OUTPUTS,
   EXPORT_CHUNKS_OUTPUTS,
   EXPORT_DELIVERIES_OUTPUTS,
   STACK_OUTPUTS,
@@ -25,6 +26,7 @@ export interface StatelessOutputsProps {
   /** Each stream's pipeline, in STREAM_DEFINITIONS order. */
   readonly pipelines: readonly QueueConsumer[];
   readonly exports: ExportPipelines;
+  readonly archiveSpool: QueueConsumer;
   readonly exportBucketName: string;
   readonly notificationsTopic: sns.ITopic;
   readonly opsTopic: sns.ITopic;
@@ -116,4 +118,5 @@ export function addStatelessOutputs(scope: Construct, props: StatelessOutputsPro
     'Assume this role to peek and redrive the DLQs (billing-dedup dlq …)',
   );
   out(STATELESS_OUTPUTS.dashboardName, props.dashboardName, 'CloudWatch dashboard of this stage');
+  pipelineOutputs(ARCHIVE_SPOOL_OUTPUTS, props.archiveSpool, 'Archive spool');
 }

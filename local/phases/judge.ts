@@ -54,6 +54,7 @@ import type { LocalSns } from '../emulators/sns-in-process';
 import type { LocalPlan } from '../runtime/template';
 import { peekDeadLetters, queueDepth } from './queue-probe';
 import type { StreamWiring } from './wiring';
+import { ARCHIVE_SPOOL } from '../../contract/streams';
 
 /** How the run went, as the earlier phases saw it. */
 export interface RunFacts {
@@ -285,7 +286,12 @@ export const readRunEnd = async (options: {
   const archiveBucket = plan.functions
     .map((fn) => fn.environment[ENV.archiveBucketName])
     .find(Boolean);
-  const acknowledged = new Set(wirings.flatMap((w) => [...w.poller.acknowledged]));
+  // The archiver's spool messages are the archive itself: every other acknowledged message must be in it.
+  const acknowledged = new Set(
+    wirings
+      .filter((w) => w.poller.options.stream !== ARCHIVE_SPOOL.name)
+      .flatMap((w) => [...w.poller.acknowledged]),
+  );
   const archived = archiveBucket
     ? await readArchiveReport(options.s3, archiveBucket, acknowledged)
     : { objects: 0, records: 0, missing: acknowledged.size };

@@ -7,6 +7,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createArchiverHandler } from '../../lambda/handlers/archiver';
 import { createBudgetAlertsHandler } from '../../lambda/handlers/budget-alerts';
 import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
 import { createExportChunkHandler } from '../../lambda/handlers/export-chunk';
@@ -14,6 +15,7 @@ import { createExportPlannerHandler } from '../../lambda/handlers/export-planner
 import { ENV } from '../../contract/environment';
 import {
   ALERT_STREAM,
+  ARCHIVE_SPOOL,
   COST_STREAM,
   EXPORT_STREAMS,
   STREAMS,
@@ -49,7 +51,10 @@ const EXPORT_DELIVERIES_STREAM = EXPORT_STREAMS.exportDeliveries.name;
 const EXPORT_CHUNKS_STREAM = EXPORT_STREAMS.exportChunks.name;
 
 export const HANDLER_FACTORIES: Record<
-  StreamName | typeof EXPORT_DELIVERIES_STREAM | typeof EXPORT_CHUNKS_STREAM,
+  | StreamName
+  | typeof EXPORT_DELIVERIES_STREAM
+  | typeof EXPORT_CHUNKS_STREAM
+  | (typeof ARCHIVE_SPOOL)['name'],
   { entry: string; create: HandlerFactory }
 > = {
   [COST_STREAM]: {
@@ -71,6 +76,10 @@ export const HANDLER_FACTORIES: Record<
   [EXPORT_CHUNKS_STREAM]: {
     entry: `${EXPORT_STREAMS.exportChunks.handlerEntry}#createExportChunkHandler`,
     create: (env, clients) => createExportChunkHandler(env, clients, recordOutcomes),
+  },
+  [ARCHIVE_SPOOL.name]: {
+    entry: `${ARCHIVE_SPOOL.handlerEntry}#createArchiverHandler`,
+    create: (env, { sqs, s3 }) => createArchiverHandler(env, { sqs, s3 }, recordOutcomes),
   },
 };
 

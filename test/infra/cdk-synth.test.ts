@@ -49,8 +49,8 @@ describe('npx cdk synth without AWS credentials', () => {
     const bundles = files
       .filter((f) => f.startsWith('asset.'))
       .map((d) => path.join(r.out, d, 'index.js'));
-    // One per function: cost-ledger, budget-alerts, export-planner, export-chunk, reconciliation.
-    expect(bundles).toHaveLength(5);
+    // One per function: cost-ledger, budget-alerts, export-planner, export-chunk, reconciliation, archiver.
+    expect(bundles).toHaveLength(6);
     for (const b of bundles) {
       const code = fs.readFileSync(b, 'utf8');
       expect(code).toMatch(/module\.exports\s*=/);

@@ -51,6 +51,7 @@ describe('config defaults', () => {
       totalShards: 8,
       lateChargePolicy: 'roll-forward',
       additiveSources: [],
+      archiveDelivery: 'spool',
     });
     expect(c.account).toBeUndefined();
     expect(c.region).toBeUndefined();
@@ -77,12 +78,14 @@ describe('config parsing', () => {
     const c = resolve({
       dedupTtlDays: '40',
       costStreamKind: 'STANDARD',
+      archiveDelivery: 'Direct',
       logLevel: 'debug',
       account: '123456789012',
     });
     expect(c).toMatchObject({
       dedupTtlDays: 40,
       costStreamKind: 'standard',
+      archiveDelivery: 'direct',
       logLevel: 'DEBUG',
       account: '123456789012',
     });
@@ -133,6 +136,10 @@ describe('config validation errors are clear', () => {
     [{ queueRetentionDays: 20 }, /queueRetentionDays: must be between 1 and 14 days, got 20/],
     [{ eventSourceMaxConcurrency: 1 }, /eventSourceMaxConcurrency: must be between 2 and 1000/],
     [{ costStreamKind: 'kafka' }, /costStreamKind: must be one of "fifo", "standard", got "kafka"/],
+    [
+      { archiveDelivery: 'firehose' },
+      /archiveDelivery: must be one of "spool", "direct", got "firehose"/,
+    ],
     [{ logLevel: 'TRACE' }, /logLevel: must be one of "DEBUG", "INFO", "WARN", "ERROR"/],
     [{ logRetentionDays: 10 }, /logRetentionDays: CloudWatch Logs accepts only 1, 3, 5, 7, 14, 30/],
     [{ account: '1234' }, /account: must be a 12-digit AWS account ID, got "1234"/],

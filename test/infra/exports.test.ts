@@ -568,12 +568,12 @@ describe('export pipeline (stateless stack, two sources)', () => {
       Action: 'sns:Publish',
       Resource: { Ref: expect.stringMatching(/^NotificationsTopic/) },
     });
-    // It sends only to its own DLQ (poison tasks), never into a source queue.
+    // It sends only to its own DLQ (poison tasks) and its archive records to the spool, never into a source queue.
     const sends = st.filter((x) => actionsOf(x).includes('sqs:SendMessage'));
-    expect(sends).toHaveLength(1);
-    expect(sends[0].Resource).toEqual({
-      'Fn::GetAtt': [dlqOf(t, 'billing-dedup-dev-export-chunks').id, 'Arn'],
-    });
+    expect(sends.map((x) => x.Resource)).toEqual([
+      { 'Fn::GetAtt': [dlqOf(t, 'billing-dedup-dev-export-chunks').id, 'Arn'] },
+      { 'Fn::GetAtt': [queueByName(t, 'billing-dedup-dev-archive-spool').id, 'Arn'] },
+    ]);
   });
 
   it('shows the provisional drift of the chunk worker on the operations dashboard, against the threshold', () => {

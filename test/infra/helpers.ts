@@ -74,6 +74,7 @@ export interface Statement {
   Effect: string;
   Action: string | string[];
   Resource?: unknown;
+  NotResource?: unknown;
   Principal?: unknown;
   Condition?: Record<string, Record<string, unknown>>;
 }

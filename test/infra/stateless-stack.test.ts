@@ -28,6 +28,7 @@ const COMMON_ENV_KEYS = [
   ENV.metricsNamespace,
   ENV.logLevel,
   ENV.archiveBucketName,
+  ENV.archiveSpoolUrl,
   'NODE_OPTIONS',
 ];
 const COST_ENV_KEYS = [
@@ -140,11 +141,13 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       });
       expect(allow[0].Condition).toEqual({
         StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
-        ArnLike: { 'aws:SourceArn': ['cost', 'budget', 'export', 'period'].map(alarmArn) },
+        ArnLike: {
+          'aws:SourceArn': ['cost', 'budget', 'export', 'period', 'archive'].map(alarmArn),
+        },
       });
       for (const alarm of Object.values(resourcesOfType(t, 'AWS::CloudWatch::Alarm')))
         expect(alarm.Properties?.AlarmName).toMatch(
-          /^billing-dedup-dev-(cost|budget|export|period|reconciliation)-/,
+          /^billing-dedup-dev-(cost|budget|export|period|reconciliation|archive)-/,
         );
     });
 
@@ -210,13 +213,13 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
     it('every queue is KMS-encrypted with the messaging key and denies non-TLS access', () => {
       const queues = resourcesOfType(t, 'AWS::SQS::Queue');
-      // Four pipelines' queue + DLQ, and the Cost Anomaly Detection rule's DLQ.
-      expect(Object.keys(queues)).toHaveLength(9);
+      // Five pipelines' queue + DLQ (the archive spool included), and the Cost Anomaly Detection rule's DLQ.
+      expect(Object.keys(queues)).toHaveLength(11);
       for (const q of Object.values(queues)) {
         expect(importOf(q.Properties?.KmsMasterKeyId)).toMatch(/MessagingKey/);
       }
       const policies = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy'));
-      expect(policies).toHaveLength(9);
+      expect(policies).toHaveLength(11);
       for (const p of policies) {
         expect(statementsOf(p)).toContainEqual(
           expect.objectContaining({
@@ -416,12 +419,12 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
   describe('consumers', () => {
     it('run on the current Node.js runtime, ARM64, ESM bundle, explicit log group', () => {
-      // Four consumers and the nightly reconciliation, plus CDK's handler of Custom::S3BucketNotifications.
-      t.resourceCountIs('AWS::Lambda::Function', 6);
+      // Four consumers, the archiver and the nightly reconciliation, plus CDK's handler of Custom::S3BucketNotifications.
+      t.resourceCountIs('AWS::Lambda::Function', 7);
       const consumers = t.findResources('AWS::Lambda::Function', {
         Properties: { FunctionName: Match.stringLikeRegexp('^billing-dedup-dev-') },
       });
-      expect(Object.keys(consumers)).toHaveLength(5);
+      expect(Object.keys(consumers)).toHaveLength(6);
       for (const fn of Object.values(consumers)) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs24.x',
@@ -435,7 +438,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
           Timeout: 30,
           MemorySize: 512,
         });
-      t.resourceCountIs('AWS::Logs::LogGroup', 5);
+      t.resourceCountIs('AWS::Logs::LogGroup', 6);
       t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     });
 
@@ -483,7 +486,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
     });
 
     it('event source mappings report batch item failures with the configured batching', () => {
-      t.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
+      t.resourceCountIs('AWS::Lambda::EventSourceMapping', 5);
       t.allResourcesProperties('AWS::Lambda::EventSourceMapping', {
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: 10 },
@@ -598,6 +601,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
         'billing-dedup-dev-budget-alerts',
         'billing-dedup-dev-export-deliveries',
         'billing-dedup-dev-export-chunks',
+        'billing-dedup-dev-archive-spool',
       ];
       const dlqs = sourceQueues.map((q) => ({ 'Fn::GetAtt': [dlqOf(t, q).id, 'Arn'] }));
       const queues = sourceQueues.map((q) => ({ 'Fn::GetAtt': [queueByName(t, q).id, 'Arn'] }));
@@ -657,7 +661,7 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
 
   describe('alarms and dashboard', () => {
     it('has five alarms per pipeline, one on the anomaly rule’s DLQ and two of the reconciliation, all notifying the ops topic', () => {
-      t.resourceCountIs('AWS::CloudWatch::Alarm', 23);
+      t.resourceCountIs('AWS::CloudWatch::Alarm', 28);
       t.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],
         OKActions: [{ Ref: Match.stringLikeRegexp('^OpsTopic') }],
@@ -754,6 +758,11 @@ describe('stateless stack (dev, defaults: FIFO cost stream)', () => {
       'ExportDeliveriesDlqUrl',
       'ExportDeliveriesDlqArn',
       'ExportDeliveriesConsumerFunctionName',
+      'ArchiveSpoolQueueUrl',
+      'ArchiveSpoolQueueArn',
+      'ArchiveSpoolDlqUrl',
+      'ArchiveSpoolDlqArn',
+      'ArchiveSpoolConsumerFunctionName',
       'ExportChunksQueueUrl',
       'ExportChunksQueueArn',
       'ExportChunksDlqUrl',
@@ -853,20 +862,33 @@ describe('stateless stack (costStreamKind=standard, producers, e-mails)', () => 
     const denies = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy'))
       .flatMap((p) => statementsOf(p))
       .filter((x) => x.Sid === 'DenySendExceptPipeline');
-    // Four pipelines' queue + DLQ, and the anomaly rule's DLQ (only EventBridge for that rule may send).
-    expect(denies).toHaveLength(9);
+    // Five pipelines' queue + DLQ, and the anomaly rule's DLQ (only EventBridge for that rule may send).
+    expect(denies).toHaveLength(11);
     const withOperators = denies.filter((x) =>
       JSON.stringify(x).includes('arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/*'),
     );
-    // The four source queues, not the DLQs.
-    expect(withOperators).toHaveLength(4);
+    // The five source queues, not the DLQs.
+    expect(withOperators).toHaveLength(5);
     const operators = [
       { 'Fn::GetAtt': [expect.stringMatching(/^DlqOperatorRole/), 'Arn'] },
       'arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/*',
     ];
     for (const deny of withOperators) {
       const chunkQueue = JSON.stringify(deny.Resource).includes('ExportChunksPipelineQueue');
-      // The export-chunks queue also accepts the planner, which sends the tasks.
+      const spoolQueue = JSON.stringify(deny.Resource).includes('ArchiveSpoolPipelineQueue');
+      // The export-chunks queue also accepts the planner, which sends the tasks; the spool the four consumers.
+      if (spoolQueue) {
+        expect(deny.Condition?.ArnNotLike['aws:PrincipalArn']).toEqual([
+          ...['CostEvents', 'BudgetAlerts', 'ExportDeliveries', 'ExportChunks'].map((role) => ({
+            'Fn::GetAtt': [
+              expect.stringMatching(new RegExp(`^${role}PipelineConsumerRole`)),
+              'Arn',
+            ],
+          })),
+          ...operators,
+        ]);
+        continue;
+      }
       expect(deny.Condition?.ArnNotLike['aws:PrincipalArn']).toEqual(
         chunkQueue
           ? [

@@ -1,7 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { SQSRecord } from 'aws-lambda';
 import { SECONDS_PER_DAY, consumerEnvironment } from '../../contract/environment';
 import {
   SignedS3Put,
@@ -21,7 +20,7 @@ import {
 } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
 import { totalsByCurrency } from '../support/ledger-checks';
-import { sqsEvent, sqsRecord } from '../support/sqs-events';
+import { redelivered, sqsEvent, sqsRecord } from '../support/sqs-events';
 
 const STREAM = 'cost-events';
 const BUCKET = 'archive-test';
@@ -83,17 +82,6 @@ const newHandler = async (archiveStore: ObjectStore) => {
     { dynamo, sqs: sqs.client, archiveStore },
   );
 };
-
-/** The same messages delivered again, as SQS does once their visibility timeout passes. */
-const redelivered = (records: SQSRecord[]): SQSRecord[] =>
-  records.map((record) => ({
-    ...record,
-    receiptHandle: `${record.receiptHandle}-again`,
-    attributes: {
-      ...record.attributes,
-      ApproximateReceiveCount: String(Number(record.attributes.ApproximateReceiveCount) + 1),
-    },
-  }));
 
 const archivedUnder = async (prefix: string) => {
   const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }));

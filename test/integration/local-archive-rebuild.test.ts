@@ -1,42 +1,20 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { consumerEnvironment } from '../../contract/environment';
-import { COST_STREAM } from '../../contract/streams';
-import { createCostLedgerHandler } from '../../lambda/handlers/cost-ledger';
-import { startLocalS3, type LocalS3 } from '../../local/emulators/s3';
 import { rebuildFromArchive } from '../../local/report/archive-rebuild';
-import {
-  createLedgerTables,
-  localDynamo,
-  startLocalSqs,
-  type LedgerTables,
-  type LocalSqs,
-} from '../support/aws-local';
+import { createLedgerTables, type LedgerTables } from '../support/aws-local';
+import { startArchivingLedger, type ArchivingLedger } from '../support/archiving-ledger';
 import { costEvent } from '../support/cost-events';
 import { costLedgerHandlerOn } from '../support/ledger-harness';
 import { sqsEvent, sqsRecord } from '../support/sqs-events';
 
 const BUCKET = 'archive-rebuild';
-let s3: LocalS3;
-let sqs: LocalSqs;
+let live: ArchivingLedger;
+let s3: ArchivingLedger['s3'];
 let dynamo: DynamoDBClient;
 let tables: LedgerTables;
 
 beforeAll(async () => {
-  [s3, sqs] = await Promise.all([startLocalS3({ buckets: [BUCKET] }), startLocalSqs()]);
-  dynamo = localDynamo();
-  tables = await createLedgerTables(dynamo);
-  const handler = createCostLedgerHandler(
-    consumerEnvironment({
-      streamName: COST_STREAM,
-      queueKind: 'standard',
-      dlqUrl: await sqs.createQueue('archive-rebuild-dlq'),
-      dedupTableName: tables.dedupTable,
-      ledgerTableName: tables.ledgerTable,
-      logLevel: 'SILENT',
-      archiveBucketName: BUCKET,
-    }),
-    { dynamo, sqs: sqs.client, s3: s3.client },
-  );
+  live = await startArchivingLedger(BUCKET);
+  ({ s3, dynamo, tables } = live);
   const records = [
     sqsRecord(costEvent({ accountId: '600000000001', eventId: 'a', amount: '1.25' })),
     sqsRecord(
@@ -49,13 +27,10 @@ beforeAll(async () => {
       }),
     ),
   ];
-  expect((await handler(sqsEvent(records))).batchItemFailures).toEqual([]);
+  expect((await live.handler(sqsEvent(records))).batchItemFailures).toEqual([]);
 });
 
-afterAll(async () => {
-  dynamo.destroy();
-  await Promise.all([s3.stop(), sqs.stop()]);
-});
+afterAll(() => live.stop());
 
 describe('the local run’s rebuild from the archive', () => {
   it('rebuilds every archived tenant-period into one fresh table: equal to the live ledger', async () => {

@@ -32,6 +32,17 @@ export const sqsRecord = (body: unknown, options: RecordOptions = {}): SQSRecord
     messageAttributes: stringAttributes(options.attributes ?? {}),
   });
 
+/** The same messages delivered again, as SQS does once their visibility timeout passes. */
+export const redelivered = (records: SQSRecord[]): SQSRecord[] =>
+  records.map((record) => ({
+    ...record,
+    receiptHandle: `${record.receiptHandle}-again`,
+    attributes: {
+      ...record.attributes,
+      ApproximateReceiveCount: String(Number(record.attributes.ApproximateReceiveCount) + 1),
+    },
+  }));
+
 /** The SNS notification envelope SQS holds when raw message delivery is off. */
 export const snsEnvelope = (message: unknown, attributes: Record<string, string> = {}): string =>
   JSON.stringify({

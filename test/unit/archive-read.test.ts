@@ -110,6 +110,19 @@ describe('cost events to replay', () => {
     expect(selection.sameContent).toBe(1);
   });
 
+  it('of two messages with one content and one send time, keeps the one the live ledger decided first', () => {
+    // A producer retry sent in the same millisecond: send order cannot tell them apart. The late copy
+    // sorts first by message id; replayed, it would land after a close the live ledger booked before.
+    const selection = selectCostEvents(
+      messagesOf([
+        line('b-first', 'applied', { receivedAt: '2026-11-03T10:00:05.000Z', hash: 'h' }),
+        line('a-late', 'duplicate', { receivedAt: '2026-11-03T12:00:00.000Z', hash: 'h' }),
+      ]),
+    );
+    expect(selection.events.map((message) => message.messageId)).toEqual(['b-first']);
+    expect(selection.sameContent).toBe(1);
+  });
+
   it('gives the same selection whatever order the objects were read in', () => {
     const records = [
       line('a', 'applied', { sentOffset: 5, hash: 'h' }),

@@ -13,6 +13,8 @@ import {
   consumerSettings,
   ledgerTableName,
   archiveBucketName,
+  archiveSpoolUrl,
+  archiverSettings,
   notificationsTopicArn,
 } from '../../../lambda/adapters/settings';
 import {
@@ -42,6 +44,7 @@ const everySetting: Required<ConsumerEnvironment> = {
   logLevel: 'DEBUG',
   exportBucketName: 'billing-exports',
   archiveBucketName: 'billing-archive',
+  archiveSpoolUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/archive-spool',
   exportSources: JSON.stringify([{ tenant: 'acme', prefix: 'acme/focus/', source: 'aws' }]),
   chunkQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/export-chunks',
   exportDiffThreshold: '0.50',
@@ -82,6 +85,16 @@ describe('consumer environment contract', () => {
     });
     expect(ledgerTableName(env)).toBe('ledger');
     expect(archiveBucketName(env)).toBe('billing-archive');
+    expect(archiveSpoolUrl(env)).toBe(everySetting.archiveSpoolUrl);
+    expect(archiverSettings(env)).toEqual({
+      stream: COST_STREAM,
+      dlqUrl: everySetting.dlqUrl,
+      bucket: 'billing-archive',
+    });
+    expect(archiveSpoolUrl({})).toBeUndefined();
+    expect(() => archiverSettings({ STREAM_NAME: 'archive-spool', DLQ_URL: 'x' })).toThrow(
+      'ARCHIVE_BUCKET_NAME',
+    );
     expect(readTotalShards(env)).toBe(4);
     expect(readLateChargePolicy(env)).toBe('reject');
     expect(notificationsTopicArn(env)).toBe(everySetting.notificationsTopicArn);

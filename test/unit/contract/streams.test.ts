@@ -8,6 +8,7 @@ import {
   STREAM_NAMES,
   isStreamName,
   streamNamed,
+  ARCHIVE_SPOOL,
 } from '../../../contract/streams';
 import { STREAMS as CLI_STREAMS } from '../../../cli/resources';
 import { HANDLER_FACTORIES } from '../../../local/runtime/functions';
@@ -25,7 +26,11 @@ describe('stream contract', () => {
   it('is the one list the CLI and the local runtime accept', () => {
     expect(CLI_STREAMS).toEqual(STREAM_NAMES);
     expect(Object.keys(HANDLER_FACTORIES).sort()).toEqual(
-      [...STREAM_NAMES, ...EXPORT_STREAM_DEFINITIONS.map((stream) => stream.name)].sort(),
+      [
+        ...STREAM_NAMES,
+        ...EXPORT_STREAM_DEFINITIONS.map((stream) => stream.name),
+        ARCHIVE_SPOOL.name,
+      ].sort(),
     );
   });
 
