@@ -42,6 +42,7 @@ import { chunkResults } from '../lambda/core/exports/chunk';
 import { readCsvRows } from '../lambda/core/exports/readers/csv';
 import {
   DEFAULT_SLICE_ROWS,
+  parquetRowSource,
   planParquetChunks,
   readParquetFile,
   readParquetRows,
@@ -129,6 +130,9 @@ const runJob = async (job: Job): Promise<JobResult> => {
     if (job.format.endsWith('parquet')) {
       const buffer = await fileBuffer(file);
       const parquet = await readParquetFile(buffer);
+      const options = job.projection
+        ? { sliceRows: job.sliceRows }
+        : { sliceRows: job.sliceRows, columns: parquet.columns };
       for (const [chunkIndex, chunk] of planParquetChunks(parquet, job.parquetTaskRows).entries()) {
         await consume(
           {
@@ -141,15 +145,14 @@ const runJob = async (job: Job): Promise<JobResult> => {
             firstRow: chunk.rowStart,
             rows: chunk.rowCount,
           },
-          readParquetRows(
-            buffer,
-            parquet,
-            chunk,
-            undefined,
-            job.projection
-              ? { sliceRows: job.sliceRows }
-              : { sliceRows: job.sliceRows, columns: parquet.columns },
-          ),
+          job.mode === 'reader'
+            ? readParquetRows(buffer, parquet, chunk, undefined, options)
+            : parquetRowSource(
+                () => Promise.resolve({ file: buffer, parquet }),
+                chunk,
+                undefined,
+                options,
+              ),
         );
       }
       await buffer.close();
