@@ -112,6 +112,7 @@ export class ColumnPages {
   private readonly text: CellText;
   /** Cell text of one value as a PLAIN page holds it (converted first when its type says so). */
   private readonly plainText: CellText;
+  private readonly convertsPage: boolean;
   private dictionary: unknown[] | undefined;
   /** The first row of the file not yet decoded (the next page starts there). */
   private decodedEnd: number;
@@ -147,6 +148,8 @@ export class ColumnPages {
     this.plainText = converted
       ? (value) => this.text(hyparquet.convert([value], this.decoder)[0])
       : this.text;
+    // Byte-array values are a new object each, so runs never repeat them: convert the page at once.
+    this.convertsPage = converted && element.type === 'BYTE_ARRAY';
   }
 
   /**
@@ -265,7 +268,9 @@ export class ColumnPages {
         codes[index] = entry;
       }
     } else {
-      ({ values, codes } = runsOf(dataPage, this.plainText));
+      ({ values, codes } = this.convertsPage
+        ? runsOf(hyparquet.convert(dataPage, this.decoder), this.text)
+        : runsOf(dataPage, this.plainText));
     }
     if (definitionLevels.length === 0) return { values, codes };
     const cells = new Int32Array(definitionLevels.length);

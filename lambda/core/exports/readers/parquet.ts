@@ -329,6 +329,15 @@ const bytesInteger = (bytes: Uint8Array): number | bigint => {
     for (let index = first; index < bytes.length; index += 1) value = value * 256 + bytes[index];
     return negative ? value - 2 ** (8 * (bytes.length - first)) : value;
   }
+  if (bytes.length - first <= 7) {
+    // |value| below 2^53 is exact in a double: a negative one from its complement, + 1.
+    let magnitude = 0;
+    for (let index = first; index < bytes.length; index += 1) {
+      magnitude = magnitude * 256 + (negative ? 255 - bytes[index] : bytes[index]);
+    }
+    if (negative) magnitude += 1;
+    if (magnitude <= Number.MAX_SAFE_INTEGER) return negative ? -magnitude : magnitude;
+  }
   let unscaled = 0n;
   for (let index = first; index < bytes.length; index += 1) {
     unscaled = (unscaled << 8n) | BigInt(bytes[index]);
