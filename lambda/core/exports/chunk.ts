@@ -1,6 +1,7 @@
 /**
  * One task's rows → the results it commits: every `subChunkRows` rows for a CSV file (each result
- * moves the file's durable cursor), one result for a Parquet row-group range. A result holds the
+ * moves the file's durable cursor), one result for a Parquet row-group range — booked column by
+ * column (`columnar/`) when the rows are a `ParquetRowSource`, with the row path's result. A result holds the
  * chunk's exact totals, its rejected rows counted per reason and the first few of them as samples.
  *
  * The tenant is the binding's: the normalizer books every row to it, and totals are kept per account

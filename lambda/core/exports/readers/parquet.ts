@@ -656,6 +656,11 @@ export interface ParquetReadOptions {
   sliceRows?: number;
 }
 
+/** The columns a read decodes: `options.columns`, else the format's mapped ones, else every column. */
+const columnsReadOf = (parquet: ParquetFile, options: ParquetReadOptions): readonly string[] =>
+  options.columns ??
+  (parquet.format ? columnsToRead(parquet.format, parquet.columns) : parquet.columns);
+
 export type ParquetRange = { fromGroup: number; toGroup: number; fromRow?: number };
 
 /**
@@ -691,9 +696,7 @@ export async function* readParquetSlices(
   if (!Number.isSafeInteger(sliceRows) || sliceRows < 1) {
     fail('invalid-field', 'sliceRows', 'expected a positive whole number of rows');
   }
-  const wanted =
-    options.columns ??
-    (parquet.format ? columnsToRead(parquet.format, parquet.columns) : parquet.columns);
+  const wanted = columnsReadOf(parquet, options);
   const missing = wanted.filter((name) => !parquet.columns.includes(name));
   if (missing.length > 0) {
     fail('missing-field', missing.join(', '), `the file has no ${missing.join(', ')} column`);
@@ -757,10 +760,7 @@ export async function* readParquetRows(
   limits: DecompressionLimits = DECOMPRESSION_LIMITS,
   options: ParquetReadOptions = {},
 ): AsyncGenerator<ExportRow> {
-  const read = new Set(
-    options.columns ??
-      (parquet.format ? columnsToRead(parquet.format, parquet.columns) : parquet.columns),
-  );
+  const read = new Set(columnsReadOf(parquet, options));
   const rowCells = read.has('__proto__') ? definedCells : assignedCells;
   for await (const slice of readParquetSlices(file, parquet, range, limits, options)) {
     const { columns, format } = slice;
