@@ -22,6 +22,7 @@ import {
   readParquetRows,
 } from '../lambda/core/exports/readers/parquet';
 import { writeFocusParquet } from '../test/support/focus-export-generator';
+import { parquetTaskOf } from '../test/support/parquet-task';
 
 const ROWS = 124_000;
 const ROW_GROUPS = [31_000, 124_000];
@@ -50,16 +51,7 @@ const book = async (columnar: boolean, files: string[]): Promise<void> => {
     const file = await fileBuffer(name);
     const parquet = await readParquetFile(file);
     for (const [index, chunk] of planParquetChunks(parquet, 200_000).entries()) {
-      const task = {
-        index,
-        kind: 'parquet-range' as const,
-        objectKey: path.basename(name),
-        format: 'parquet' as const,
-        firstRowGroup: chunk.fromGroup,
-        endRowGroup: chunk.toGroup,
-        firstRow: chunk.rowStart,
-        rows: chunk.rowCount,
-      };
+      const task = parquetTaskOf(index, path.basename(name), chunk);
       const source = columnar
         ? parquetRowSource(() => Promise.resolve({ file, parquet }), chunk)
         : readParquetRows(file, parquet, chunk);

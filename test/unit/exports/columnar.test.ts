@@ -35,6 +35,7 @@ import { CUR_SNAKE_CASE } from '../../../lambda/core/formats/cost-cur';
 import { parseCsv } from '../../support/cur-fixture';
 import { CUR_SAMPLES_DIR, CUR2_PARQUET, LEGACY_PARQUET } from '../../support/cur-samples';
 import { writeFocusParquet } from '../../support/focus-export-generator';
+import { parquetTaskOf } from '../../support/parquet-task';
 import { fixtureBytes, rangedBuffer } from './helpers';
 
 const asUnits = (amount: ExactAmount): bigint =>
@@ -126,16 +127,7 @@ const bothPaths = async (
   const run = async (columnar: boolean) => {
     const results: ChunkResult[] = [];
     for (const [index, chunk] of planParquetChunks(parquet, options.taskRows ?? 1e9).entries()) {
-      const task = {
-        index,
-        kind: 'parquet-range' as const,
-        objectKey: context.objectKey,
-        format: 'parquet' as const,
-        firstRowGroup: chunk.fromGroup,
-        endRowGroup: chunk.toGroup,
-        firstRow: chunk.rowStart,
-        rows: chunk.rowCount,
-      };
+      const task = parquetTaskOf(index, context.objectKey, chunk);
       const source = columnar
         ? parquetRowSource(() => Promise.resolve({ file, parquet }), chunk, undefined, read)
         : readParquetRows(file, parquet, chunk, undefined, read);
