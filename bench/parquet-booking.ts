@@ -14,15 +14,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileBuffer } from './lib/exports-bench';
 import { writeCur2Parquet } from './lib/cur-export-generator';
-import { chunkResults, type ChunkResult } from '../lambda/core/exports/chunk';
-import {
-  parquetRowSource,
-  planParquetChunks,
-  readParquetFile,
-  readParquetRows,
-} from '../lambda/core/exports/readers/parquet';
+import type { ChunkResult } from '../lambda/core/exports/chunk';
+import { readParquetFile } from '../lambda/core/exports/readers/parquet';
 import { writeFocusParquet } from '../test/support/focus-export-generator';
-import { parquetTaskOf } from '../test/support/parquet-task';
+import { parquetChunkResults } from '../test/support/parquet-task';
 
 const ROWS = 124_000;
 const ROW_GROUPS = [31_000, 124_000];
@@ -50,22 +45,13 @@ const book = async (columnar: boolean, files: string[]): Promise<void> => {
   for (const name of files) {
     const file = await fileBuffer(name);
     const parquet = await readParquetFile(file);
-    for (const [index, chunk] of planParquetChunks(parquet, 200_000).entries()) {
-      const task = parquetTaskOf(index, path.basename(name), chunk);
-      const source = columnar
-        ? parquetRowSource(() => Promise.resolve({ file, parquet }), chunk)
-        : readParquetRows(file, parquet, chunk);
-      const context = { tenant: 'acme', billingPeriod: '2026-11', objectKey: task.objectKey };
-      for await (const result of chunkResults({
-        task,
-        rows: source,
-        fromRow: 0,
-        context,
-        subChunkRows: 50_000,
-      })) {
-        results.push(result);
-        rows += result.rows;
-      }
+    const context = { tenant: 'acme', billingPeriod: '2026-11', objectKey: path.basename(name) };
+    for (const result of await parquetChunkResults(file, parquet, context, {
+      columnar,
+      taskRows: 200_000,
+    })) {
+      results.push(result);
+      rows += result.rows;
     }
     await file.close();
   }

@@ -13,7 +13,7 @@ import Big from 'big.js';
 import fc from 'fast-check';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { toAmount, toScaledInteger } from '../../../lambda/core/decimal';
-import { chunkResults, type ChunkResult } from '../../../lambda/core/exports/chunk';
+import type { ChunkResult } from '../../../lambda/core/exports/chunk';
 import {
   ExactSum,
   exactAmountOf,
@@ -23,19 +23,14 @@ import {
 } from '../../../lambda/core/exports/columnar/exact-sum';
 import { GroupTotals } from '../../../lambda/core/exports/columnar/group-totals';
 import { FOCUS_COLUMNS_READ } from '../../../lambda/core/exports/columns-read';
-import {
-  parquetRowSource,
-  planParquetChunks,
-  readParquetFile,
-  readParquetRows,
-} from '../../../lambda/core/exports/readers/parquet';
+import { readParquetFile } from '../../../lambda/core/exports/readers/parquet';
 import * as rows from '../../../lambda/core/exports/rows';
 import type { RowContext } from '../../../lambda/core/exports/rows';
 import { CUR_SNAKE_CASE } from '../../../lambda/core/formats/cost-cur';
 import { parseCsv } from '../../support/cur-fixture';
 import { CUR_SAMPLES_DIR, CUR2_PARQUET, LEGACY_PARQUET } from '../../support/cur-samples';
 import { writeFocusParquet } from '../../support/focus-export-generator';
-import { parquetTaskOf } from '../../support/parquet-task';
+import { parquetChunkResults } from '../../support/parquet-task';
 import { fixtureBytes, rangedBuffer } from './helpers';
 
 const asUnits = (amount: ExactAmount): bigint =>
@@ -123,26 +118,8 @@ const bothPaths = async (
 ) => {
   const file = rangedBuffer(bytes);
   const parquet = await readParquetFile(file);
-  const read = { sliceRows: options.sliceRows };
-  const run = async (columnar: boolean) => {
-    const results: ChunkResult[] = [];
-    for (const [index, chunk] of planParquetChunks(parquet, options.taskRows ?? 1e9).entries()) {
-      const task = parquetTaskOf(index, context.objectKey, chunk);
-      const source = columnar
-        ? parquetRowSource(() => Promise.resolve({ file, parquet }), chunk, undefined, read)
-        : readParquetRows(file, parquet, chunk, undefined, read);
-      for await (const result of chunkResults({
-        task,
-        rows: source,
-        fromRow: 0,
-        context,
-        subChunkRows: 50_000,
-      })) {
-        results.push(result);
-      }
-    }
-    return results;
-  };
+  const run = (columnar: boolean) =>
+    parquetChunkResults(file, parquet, context, { ...options, columnar });
   const rowPath = await run(false);
   const normalize = jest.spyOn(rows, 'normalizeExportRow');
   try {
