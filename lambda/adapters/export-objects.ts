@@ -9,7 +9,11 @@ import type { DataFile } from '../core/exports/manifest';
 import type { ManifestObjectsPort } from '../core/exports/plan-delivery';
 import type { ExportTask, FileFacts, FilePin } from '../core/exports/plan';
 import { readCsvRows } from '../core/exports/readers/csv';
-import { readParquetFile, readParquetRows } from '../core/exports/readers/parquet';
+import {
+  parquetRowSource,
+  readParquetFile,
+  type ParquetRowSource,
+} from '../core/exports/readers/parquet';
 import type { ExportRow } from '../core/exports/rows';
 import { ObjectChangedError, s3AsyncBuffer, VersionGoneError, type S3Objects } from './s3-objects';
 
@@ -106,37 +110,46 @@ export class ExportObjects implements ManifestObjectsPort {
 
   /**
    * A task's rows from `fromRow` on, read from the version the plan pinned; a pinned version that is
-   * gone or overwritten fails the file. The S3 stream is closed when the caller stops early.
+   * gone or overwritten fails the file. The S3 stream is closed when the caller stops early. Parquet
+   * rows can also be read as slices of columns (`ParquetRowSource`), from the same pinned version.
    */
-  async *rowsOf(bucket: string, task: ExportTask, fromRow: number): AsyncGenerator<ExportRow> {
-    try {
-      yield* this.pinnedRows(bucket, task, fromRow);
-    } catch (error) {
-      if (error instanceof ObjectChangedError || error instanceof VersionGoneError)
-        pinLost(task, error);
-      throw error;
-    }
+  rowsOf(bucket: string, task: ExportTask, fromRow: number): AsyncIterable<ExportRow> {
+    if (task.kind === 'csv-file') return pinChecked(task, this.csvRows(bucket, task, fromRow));
+    const source = parquetRowSource(
+      async () => {
+        const file = await s3AsyncBuffer(this.objects, bucket, task.objectKey, { pin: task.pin });
+        return { file, parquet: await readParquetFile(file) };
+      },
+      { fromGroup: task.firstRowGroup, toGroup: task.endRowGroup },
+    );
+    const pinned: ParquetRowSource = {
+      [Symbol.asyncIterator]: () => pinChecked(task, source)[Symbol.asyncIterator](),
+      slices: (columnsOf) => pinChecked(task, source.slices(columnsOf)),
+    };
+    return pinned;
   }
 
-  private async *pinnedRows(
+  private async *csvRows(
     bucket: string,
-    task: ExportTask,
+    task: ExportTask & { kind: 'csv-file' },
     fromRow: number,
   ): AsyncGenerator<ExportRow> {
-    if (task.kind === 'csv-file') {
-      const stream = await this.objects.openStream(bucket, task.objectKey, readPinOf(task.pin));
-      try {
-        yield* readCsvRows(stream, { gzip: task.format === 'csv.gz', fromRow });
-      } finally {
-        stream.destroy();
-      }
-      return;
+    const stream = await this.objects.openStream(bucket, task.objectKey, readPinOf(task.pin));
+    try {
+      yield* readCsvRows(stream, { gzip: task.format === 'csv.gz', fromRow });
+    } finally {
+      stream.destroy();
     }
-    const buffer = await s3AsyncBuffer(this.objects, bucket, task.objectKey, { pin: task.pin });
-    const parquet = await readParquetFile(buffer);
-    yield* readParquetRows(buffer, parquet, {
-      fromGroup: task.firstRowGroup,
-      toGroup: task.endRowGroup,
-    });
+  }
+}
+
+/** `items` of a task's file, a pinned version that is gone or overwritten failing the file. */
+async function* pinChecked<T>(task: ExportTask, items: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* items;
+  } catch (error) {
+    if (error instanceof ObjectChangedError || error instanceof VersionGoneError)
+      pinLost(task, error);
+    throw error;
   }
 }

@@ -199,3 +199,48 @@ describe('a Parquet decompression bomb', () => {
     expect(process.resourceUsage().maxRSS / 1024 - before).toBeLessThan(64);
   });
 });
+
+describe('a Parquet data file, booked by column through the S3 adapter', () => {
+  const parquetOf = (lines: string[]): Uint8Array => {
+    const rows = lines.map((line) => line.split(','));
+    return new Uint8Array(
+      parquetWriteBuffer({
+        columnData: CSV_HEADER.split(',').map((name, index) => ({
+          name,
+          data: rows.map((row) => (row[index] === '' ? null : row[index])),
+          type: 'STRING' as const,
+        })),
+      }),
+    );
+  };
+  const file = {
+    name: 'part-0.parquet',
+    content: parquetOf([hourLine('10.00', ACCOUNT, 'EC2', 0)]),
+  };
+  const overwriteParquet = (bucket: ReturnType<typeof fakeBucket>) => (key: string) =>
+    bucket.put(key, parquetOf([hourLine('99.00', ACCOUNT, 'EC2', 0)]));
+
+  it('versioned bucket: every ranged read asks for the pinned version, and its rows are booked', async () => {
+    const bucket = fakeBucket(true);
+    const run = await runExecution('parquet-pinned', bucket, overwriteParquet(bucket), file);
+
+    expect(run.task).toMatchObject({ kind: 'parquet-range', pin: { versionId: 'v1' } });
+    expect(run.gets.length).toBeGreaterThan(0);
+    expect(run.gets.every((input) => input.VersionId === 'v1')).toBe(true);
+    expect(run.execution).toMatchObject({ status: 'current', rows: 1 });
+    expect(run.statement).toEqual([expect.objectContaining({ total: '10', charges: 1 })]);
+  });
+
+  it('bucket without versions: an overwrite fails the execution, naming the file', async () => {
+    const bucket = fakeBucket(false);
+    const run = await runExecution('parquet-etag', bucket, overwriteParquet(bucket), file);
+
+    expect(run.execution).toMatchObject({
+      status: 'failed',
+      failure: expect.stringContaining(
+        `${run.key}: invalid-field: ${run.key}: the data file was overwritten since planning`,
+      ),
+    });
+    expect(run.statement).toEqual([]);
+  });
+});

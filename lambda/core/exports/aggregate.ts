@@ -80,10 +80,15 @@ export class ChunkAggregator {
   constructor(private readonly maxSamples = DEFAULT_REJECTION_SAMPLES) {}
 
   add(charge: ExportCharge): void {
-    const id = JSON.stringify([charge.tenant, charge.accountId, charge.period, charge.currency]);
+    this.addTotal(charge, charge.service ?? null, toScaledInteger(charge.amount), 1);
+  }
+
+  /** `rows` accepted rows of one key and service that come to `total` (10^-18 units) together. */
+  addTotal(key: LedgerKey, service: string | null, total: bigint, rows: number): void {
+    const id = JSON.stringify([key.tenant, key.accountId, key.period, key.currency]);
     let entry = this.running.get(id);
     if (!entry) {
-      const { tenant, accountId, period, currency } = charge;
+      const { tenant, accountId, period, currency } = key;
       entry = {
         key: { tenant, accountId, period, currency },
         total: 0n,
@@ -92,18 +97,16 @@ export class ChunkAggregator {
       };
       this.running.set(id, entry);
     }
-    const amount = toScaledInteger(charge.amount);
-    entry.total += amount;
-    entry.rows += 1;
-    const service = charge.service ?? null;
+    entry.total += total;
+    entry.rows += rows;
     let byService = entry.services.get(service);
     if (!byService) {
       byService = { total: 0n, rows: 0 };
       entry.services.set(service, byService);
     }
-    byService.total += amount;
-    byService.rows += 1;
-    this.accepted += 1;
+    byService.total += total;
+    byService.rows += rows;
+    this.accepted += rows;
   }
 
   reject(rejection: RowRejection): void {

@@ -1,6 +1,7 @@
 /**
  * One task's rows → the results it commits: every `subChunkRows` rows for a CSV file (each result
- * moves the file's durable cursor), one result for a Parquet row-group range. A result holds the
+ * moves the file's durable cursor), one result for a Parquet row-group range — booked column by
+ * column (`columnar/`) when the rows are a `ParquetRowSource`, with the row path's result. A result holds the
  * chunk's exact totals, its rejected rows counted per reason and the first few of them as samples.
  *
  * The tenant is the binding's: the normalizer books every row to it, and totals are kept per account
@@ -8,6 +9,8 @@
  */
 import { fail } from '../errors';
 import { ChunkAggregator, rejectionReasonKey, type ChunkSummary } from './aggregate';
+import { bookColumns } from './columnar/book-columns';
+import { isParquetRowSource } from './readers/parquet';
 import { addCharge, emptyTotals, type ChargeTotals } from './charge-totals';
 import type { ExportTask } from './plan';
 import { normalizeExportRow, type ExportRow, type RowContext, type RowResult } from './rows';
@@ -97,25 +100,47 @@ class ChunkBuilder {
   }
 
   build(last: boolean): ChunkResult {
-    const summary = this.aggregator.summary();
-    return {
-      taskIndex: this.task.index,
-      chunkId: chunkIdOf(this.task, this.fromRow),
-      fromRow: this.fromRow,
-      toRow: this.fromRow + this.rows,
-      last,
-      rows: this.rows,
-      rejectedRows: summary.rowsRejected,
-      rejectedByReason: summary.rejectedByReason,
-      samples: summary.rejectionSamples.map((sample) => ({
-        objectKey: sample.objectKey,
-        row: sample.rowNumber,
-        reason: `${rejectionReasonKey(sample)}: ${sample.reason}`,
-      })),
-      totals: totalsOf(summary, this.context),
-    };
+    return resultOf(
+      { task: this.task, fromRow: this.fromRow, rows: this.rows, context: this.context, last },
+      this.aggregator.summary(),
+    );
   }
 }
+
+interface ResultFacts {
+  task: ExportTask;
+  fromRow: number;
+  rows: number;
+  context: RowContext;
+  last: boolean;
+}
+
+const resultOf = (facts: ResultFacts, summary: ChunkSummary): ChunkResult => ({
+  taskIndex: facts.task.index,
+  chunkId: chunkIdOf(facts.task, facts.fromRow),
+  fromRow: facts.fromRow,
+  toRow: facts.fromRow + facts.rows,
+  last: facts.last,
+  rows: facts.rows,
+  rejectedRows: summary.rowsRejected,
+  rejectedByReason: summary.rejectedByReason,
+  samples: summary.rejectionSamples.map((sample) => ({
+    objectKey: sample.objectKey,
+    row: sample.rowNumber,
+    reason: `${rejectionReasonKey(sample)}: ${sample.reason}`,
+  })),
+  totals: totalsOf(summary, facts.context),
+});
+
+const checkRowCount = (task: ExportTask & { kind: 'parquet-range' }, rows: number): void => {
+  if (rows !== task.rows) {
+    fail(
+      'invalid-field',
+      task.objectKey,
+      `row groups ${task.firstRowGroup}-${task.endRowGroup - 1} gave ${rows} rows, the footer says ${task.rows}`,
+    );
+  }
+};
 
 /** A CSV file's sub-chunks, the last one flagged (an empty rest still yields one, to finish the task). */
 async function* csvResults(input: ChunkInput): AsyncGenerator<ChunkResult> {
@@ -138,16 +163,17 @@ async function* csvResults(input: ChunkInput): AsyncGenerator<ChunkResult> {
 async function* parquetResult(input: ChunkInput): AsyncGenerator<ChunkResult> {
   const { task } = input;
   if (task.kind !== 'parquet-range') return;
+  if (input.normalize === undefined && isParquetRowSource(input.rows)) {
+    const booked = await bookColumns(input.rows, input.context, MAX_REJECTION_SAMPLES);
+    checkRowCount(task, booked.rows);
+    const facts = { task, fromRow: task.firstRow, rows: booked.rows, context: input.context };
+    yield resultOf({ ...facts, last: true }, booked.summary);
+    return;
+  }
   const normalize = input.normalize ?? normalizeExportRow;
   const builder = new ChunkBuilder(task, task.firstRow, input.context);
   for await (const row of input.rows) builder.add(normalize(row, input.context));
-  if (builder.size !== task.rows) {
-    fail(
-      'invalid-field',
-      task.objectKey,
-      `row groups ${task.firstRowGroup}-${task.endRowGroup - 1} gave ${builder.size} rows, the footer says ${task.rows}`,
-    );
-  }
+  checkRowCount(task, builder.size);
   yield builder.build(true);
 }
 

@@ -111,7 +111,7 @@ const chargeCategoryOf = (type: string | undefined): ChargeCategory =>
     : undefined) ?? 'adjustment';
 
 /** Text of a cell that should be a short label; anything unreadable is treated as absent. */
-const label = (value: unknown, field: string): string | undefined => {
+export const label = (value: unknown, field: string): string | undefined => {
   try {
     return optionalString(value, field, 256);
   } catch {

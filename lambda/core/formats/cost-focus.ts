@@ -51,11 +51,17 @@ export const providerSlug = (name: string, field: string): string => {
 
 const NULL_CELL = /^\s*(null|\(null\))\s*$/i;
 
-/** The value of a column; `NULL`, `null` and `(null)` (how SQL exports write a missing value) are absent. */
-const cell = (row: JsonObject, column: string): unknown => {
-  const value = own(row, column);
-  return typeof value === 'string' && NULL_CELL.test(value) ? undefined : value;
+/** A cell's value; `NULL`, `null` and `(null)` (how SQL exports write a missing value) are absent. */
+export const focusCell = (value: unknown): unknown =>
+  typeof value === 'string' && mayBeNullText(value) && NULL_CELL.test(value) ? undefined : value;
+
+/** False when `text` cannot match NULL_CELL: its first character is neither `n`, `(` nor a space. */
+const mayBeNullText = (text: string): boolean => {
+  const first = text.charCodeAt(0);
+  return first === 0x6e || first === 0x4e || first === 0x28 || first <= 0x20 || first >= 0x80;
 };
+
+const cell = (row: JsonObject, column: string): unknown => focusCell(own(row, column));
 
 export const parseFocusRow = (row: JsonObject, attributes: Record<string, string>): CostEvent => {
   const column = (name: string): unknown => cell(row, name);

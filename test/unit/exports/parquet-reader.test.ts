@@ -240,7 +240,14 @@ describe('readParquetRows', () => {
 
   it('reads every magnitude of a 16-byte DECIMAL exactly, negative ones too', async () => {
     const magnitudes = Array.from({ length: 126 }, (_, bits) => 1n << BigInt(bits));
-    const values = magnitudes.flatMap((power) => [power, power - 1n, -power, 1n - power]);
+    const values = magnitudes.flatMap((power) => [
+      power,
+      power - 1n,
+      power + 1n,
+      -power,
+      1n - power,
+      -1n - power,
+    ]);
     const file = rangedBuffer(focusParquet(values.length, values.length, (index) => values[index]));
     const rows = await collect(
       readParquetRows(file, await readParquetFile(file), { fromGroup: 0, toGroup: 1 }),

@@ -6,6 +6,10 @@
  * Pages are decoded with hyparquet's page-level functions (its `./src/*.js` exports); cells become
  * the text a CSV would hold with `text` — once per dictionary entry for a dictionary-encoded page,
  * once per run of equal values otherwise — and a null cell is `undefined`.
+ *
+ * A decoded page is a `ColumnSegment`: its distinct cell texts (`values`: the column chunk's
+ * dictionary, or the page's runs) and one code per row into them, so a columnar consumer can decide
+ * each distinct value once (`columnar/`); `at(row)` gives the cell itself.
  */
 import type {
   ColumnMetaData,
@@ -37,12 +41,19 @@ const hyparquet: Hyparquet = {
 
 export type CellText = (value: unknown) => unknown;
 
-/** Decoded rows [rowStart, rowEnd) of a column, as cell text. */
-interface DecodedPage {
+/**
+ * Decoded rows [rowStart, rowEnd) of a column: row `r`'s cell is `values[codes[r - rowStart]]`, and
+ * `undefined` (null) where the code is `NULL_CODE`. One `values` array is shared by every
+ * dictionary-encoded page of a column chunk.
+ */
+export interface ColumnSegment {
   rowStart: number;
   rowEnd: number;
-  cells: unknown[];
+  values: readonly unknown[];
+  codes: Int32Array;
 }
+
+export const NULL_CODE = -1;
 
 /** `text` applied to every value, once per run of equal values (a page repeats them). */
 const textOf = (values: DecodedArray, text: CellText): unknown[] => {
@@ -58,6 +69,22 @@ const textOf = (values: DecodedArray, text: CellText): unknown[] => {
     cells[index] = lastText;
   }
   return cells;
+};
+
+/** A PLAIN page's values as runs: one text per run of equal values, one code per value. */
+const runsOf = (values: DecodedArray, text: CellText): { values: unknown[]; codes: Int32Array } => {
+  const texts: unknown[] = [];
+  const codes = new Int32Array(values.length);
+  let last: unknown = undefined;
+  for (let index = 0; index < values.length; index += 1) {
+    const value: unknown = values[index];
+    if (index === 0 || value !== last) {
+      last = value;
+      texts.push(text(value));
+    }
+    codes[index] = texts.length - 1;
+  }
+  return { values: texts, codes };
 };
 
 export interface ColumnChunkInput {
@@ -85,11 +112,12 @@ export class ColumnPages {
   private readonly text: CellText;
   /** Cell text of one value as a PLAIN page holds it (converted first when its type says so). */
   private readonly plainText: CellText;
+  private readonly convertsPage: boolean;
   private dictionary: unknown[] | undefined;
   /** The first row of the file not yet decoded (the next page starts there). */
   private decodedEnd: number;
   /** Decoded pages not yet let go, in row order. */
-  private readonly pages: DecodedPage[] = [];
+  private readonly pages: ColumnSegment[] = [];
 
   constructor(input: ColumnChunkInput) {
     this.name = input.name;
@@ -120,6 +148,8 @@ export class ColumnPages {
     this.plainText = converted
       ? (value) => this.text(hyparquet.convert([value], this.decoder)[0])
       : this.text;
+    // Byte-array values are a new object each, so runs never repeat them: convert the page at once.
+    this.convertsPage = converted && element.type === 'BYTE_ARRAY';
   }
 
   /**
@@ -133,10 +163,17 @@ export class ColumnPages {
 
   /** The cell of row `row`, which `prepare` has decoded. */
   at(row: number): unknown {
+    const page = this.segment(row);
+    const code = page.codes[row - page.rowStart];
+    return code === NULL_CODE ? undefined : page.values[code];
+  }
+
+  /** The decoded page that holds row `row`, which `prepare` has decoded. */
+  segment(row: number): ColumnSegment {
     for (const page of this.pages) {
       if (row < page.rowEnd) {
         if (row < page.rowStart) break;
-        return page.cells[row - page.rowStart];
+        return page;
       }
     }
     throw new RangeError(`row ${row} of ${this.name} is not decoded`);
@@ -172,11 +209,7 @@ export class ColumnPages {
     const rowStart = this.decodedEnd;
     this.decodedEnd += rows;
     if (this.decodedEnd <= from) return;
-    this.pages.push({
-      rowStart,
-      rowEnd: this.decodedEnd,
-      cells: this.decodeData(header, compressed),
-    });
+    this.pages.push({ rowStart, rowEnd: this.decodedEnd, ...this.decodeData(header, compressed) });
   }
 
   private readDictionary(header: PageHeader, compressed: Uint8Array): void {
@@ -196,7 +229,10 @@ export class ColumnPages {
     this.dictionary = textOf(hyparquet.convert(values, this.decoder), this.text);
   }
 
-  private decodeData(header: PageHeader, compressed: Uint8Array): unknown[] {
+  private decodeData(
+    header: PageHeader,
+    compressed: Uint8Array,
+  ): { values: readonly unknown[]; codes: Int32Array } {
     let page;
     let encoding;
     if (header.data_page_header) {
@@ -217,31 +253,35 @@ export class ColumnPages {
     }
     const { dataPage } = page;
     const definitionLevels = page.definitionLevels ?? [];
-    let values: unknown[];
+    let values: readonly unknown[];
+    let codes: Int32Array;
     if (encoding.endsWith('_DICTIONARY')) {
       const dictionary = this.dictionary;
       if (!dictionary) return fail('malformed-body', this.name, 'a dictionary page is missing');
-      values = new Array<unknown>(dataPage.length);
+      values = dictionary;
+      codes = new Int32Array(dataPage.length);
       for (let index = 0; index < dataPage.length; index += 1) {
         const entry = dataPage[index] as number;
         if (!(entry < dictionary.length)) {
           fail('malformed-body', this.name, 'a value points past the end of its dictionary');
         }
-        values[index] = dictionary[entry];
+        codes[index] = entry;
       }
     } else {
-      values = textOf(dataPage, this.plainText);
+      ({ values, codes } = this.convertsPage
+        ? runsOf(hyparquet.convert(dataPage, this.decoder), this.text)
+        : runsOf(dataPage, this.plainText));
     }
-    if (definitionLevels.length === 0) return values;
-    const cells = new Array<unknown>(definitionLevels.length);
+    if (definitionLevels.length === 0) return { values, codes };
+    const cells = new Int32Array(definitionLevels.length);
     const present = this.maxDefinitionLevel;
     let next = 0;
     for (let index = 0; index < definitionLevels.length; index += 1) {
-      cells[index] = definitionLevels[index] === present ? values[next++] : undefined;
+      cells[index] = definitionLevels[index] === present ? codes[next++] : NULL_CODE;
     }
-    if (next !== values.length) {
+    if (next !== codes.length) {
       fail('malformed-body', this.name, 'a page holds more values than its definition levels say');
     }
-    return cells;
+    return { values, codes: cells };
   }
 }

@@ -41,7 +41,7 @@ import {
   type ExportColumnFormat,
 } from '../column-format';
 import { columnsToRead } from '../columns-read';
-import { ColumnPages } from './parquet-pages';
+import { ColumnPages, NULL_CODE, type ColumnSegment } from './parquet-pages';
 import type { ExportRow } from '../rows';
 
 export type { AsyncBuffer } from 'hyparquet';
@@ -329,6 +329,15 @@ const bytesInteger = (bytes: Uint8Array): number | bigint => {
     for (let index = first; index < bytes.length; index += 1) value = value * 256 + bytes[index];
     return negative ? value - 2 ** (8 * (bytes.length - first)) : value;
   }
+  if (bytes.length - first <= 7) {
+    // |value| below 2^53 is exact in a double: a negative one from its complement, + 1.
+    let magnitude = 0;
+    for (let index = first; index < bytes.length; index += 1) {
+      magnitude = magnitude * 256 + (negative ? 255 - bytes[index] : bytes[index]);
+    }
+    if (negative) magnitude += 1;
+    if (magnitude <= Number.MAX_SAFE_INTEGER) return negative ? -magnitude : magnitude;
+  }
   let unscaled = 0n;
   for (let index = first; index < bytes.length; index += 1) {
     unscaled = (unscaled << 8n) | BigInt(bytes[index]);
@@ -414,7 +423,24 @@ class ColumnCells {
     }
     return this.lastText;
   }
+
+  /** Rows from `row` on (at most to the end of its piece, and `SEGMENT_ROWS`), one value per row. */
+  segment(row: number): ColumnSegment {
+    let piece = this.pieces[this.piece];
+    while (row >= piece.rowEnd) piece = this.pieces[++this.piece];
+    const rowEnd = Math.min(piece.rowEnd, row + SEGMENT_ROWS);
+    const values: unknown[] = [];
+    const codes = new Int32Array(rowEnd - row);
+    for (let each = row; each < rowEnd; each += 1) {
+      const cell = this.at(each);
+      codes[each - row] = cell === undefined ? NULL_CODE : values.push(cell) - 1;
+    }
+    return { rowStart: row, rowEnd, values, codes };
+  }
 }
+
+/** Rows of a nested column handed on as one segment. */
+const SEGMENT_ROWS = 8_192;
 
 /** Which rows of which columns one `parquetRead` decodes. */
 interface ColumnRead {
@@ -463,13 +489,25 @@ const readColumns = async (
   });
 };
 
-/** A column whose cells can be read by row. */
-interface CellColumn {
+/** A read column of a slice: its cells by row, or its decoded values and one code per row. */
+export interface SliceColumn {
   readonly name: string;
   at(row: number): unknown;
+  /** The decoded rows from `row` on (at least `row` itself) as distinct values and codes. */
+  segment(row: number): ColumnSegment;
 }
 
-type RowCells = (columns: CellColumn[], row: number) => Record<string, unknown>;
+type CellColumn = SliceColumn;
+
+/** Rows [rowStart, rowEnd) of the file, every read column decoded for them. */
+export interface ParquetSlice {
+  rowStart: number;
+  rowEnd: number;
+  format?: ExportColumnFormat;
+  columns: readonly SliceColumn[];
+}
+
+type RowCells = (columns: readonly CellColumn[], row: number) => Record<string, unknown>;
 
 const assignedCells: RowCells = (columns, row) => {
   const cells: Record<string, unknown> = {};
@@ -618,23 +656,31 @@ export interface ParquetReadOptions {
   sliceRows?: number;
 }
 
+/** The columns a read decodes: `options.columns`, else the format's mapped ones, else every column. */
+const columnsReadOf = (parquet: ParquetFile, options: ParquetReadOptions): readonly string[] =>
+  options.columns ??
+  (parquet.format ? columnsToRead(parquet.format, parquet.columns) : parquet.columns);
+
+export type ParquetRange = { fromGroup: number; toGroup: number; fromRow?: number };
+
 /**
  * Rows of row groups [fromGroup, toGroup), starting at row `fromRow` of the file when given (a cursor
- * inside the range). Only the columns the format's mapping reads are fetched and decoded, so a MAP
- * column nobody maps is never touched. A row group is read once (its read columns' compressed bytes);
- * each flat column is decoded page by page (`ColumnPages`), each page once: before a slice of
- * `sliceRows` rows is handed on, every column has decoded the pages that cover it, and the pages the
- * rows have passed are let go, so decoded memory does not grow with the row group.
+ * inside the range), as slices of decoded columns. Only the columns the format's mapping reads are
+ * fetched and decoded (or `options.columns`), so a MAP column nobody maps is never touched. A row group
+ * is read once (its read columns' compressed bytes); each flat column is decoded page by page
+ * (`ColumnPages`), each page once: before a slice of `sliceRows` rows is handed on, every column has
+ * decoded the pages that cover it, and the pages the rows have passed are let go, so decoded memory
+ * does not grow with the row group. A slice is valid until the next one is asked for.
  * A nested column that is read (a MAP a mapping names) is decoded for the whole group at once — hyparquet
  * assembles nested data per column chunk.
  */
-export async function* readParquetRows(
+export async function* readParquetSlices(
   file: AsyncBuffer,
   parquet: ParquetFile,
-  range: { fromGroup: number; toGroup: number; fromRow?: number },
+  range: ParquetRange,
   limits: DecompressionLimits = DECOMPRESSION_LIMITS,
   options: ParquetReadOptions = {},
-): AsyncGenerator<ExportRow> {
+): AsyncGenerator<ParquetSlice> {
   if (
     range.fromGroup < 0 ||
     range.toGroup > parquet.rowGroups.length ||
@@ -650,9 +696,7 @@ export async function* readParquetRows(
   if (!Number.isSafeInteger(sliceRows) || sliceRows < 1) {
     fail('invalid-field', 'sliceRows', 'expected a positive whole number of rows');
   }
-  const wanted =
-    options.columns ??
-    (parquet.format ? columnsToRead(parquet.format, parquet.columns) : parquet.columns);
+  const wanted = columnsReadOf(parquet, options);
   const missing = wanted.filter((name) => !parquet.columns.includes(name));
   if (missing.length > 0) {
     fail('missing-field', missing.join(', '), `the file has no ${missing.join(', ')} column`);
@@ -671,7 +715,6 @@ export async function* readParquetRows(
   const nested = nestedColumns(parquet.metadata);
   const nestedRead = parquet.columns.filter((name) => read.has(name) && nested.has(name));
   const flatRead = parquet.columns.filter((name) => read.has(name) && !nested.has(name));
-  const rowCells = read.has('__proto__') ? definedCells : assignedCells;
   for (const group of parquet.rowGroups.slice(range.fromGroup, range.toGroup)) {
     const groupEnd = group.rowStart + group.rowCount;
     const groupStart = Math.max(group.rowStart, range.fromRow ?? 0);
@@ -693,6 +736,7 @@ export async function* readParquetRows(
           )
         : [];
     const flat = await flatColumns(bytes, metadata, scales, group, flatRead, compressors);
+    const columns: SliceColumn[] = [...flat, ...whole];
     const rows = `rows ${groupStart}-${groupEnd - 1}`;
     for (
       let sliceStart = groupStart, sliceEnd = groupStart;
@@ -701,12 +745,70 @@ export async function* readParquetRows(
     ) {
       sliceEnd = Math.min(groupEnd, sliceStart + sliceRows);
       for (const column of flat) decoding(rows, () => column.prepare(sliceStart, sliceEnd));
-      const columns = [...flat, ...whole];
-      for (let row = sliceStart; row < sliceEnd; row += 1) {
-        yield parquet.format
-          ? { rowIndex: row, cells: rowCells(columns, row), format: parquet.format }
-          : { rowIndex: row, cells: rowCells(columns, row) };
-      }
+      yield parquet.format
+        ? { rowStart: sliceStart, rowEnd: sliceEnd, format: parquet.format, columns }
+        : { rowStart: sliceStart, rowEnd: sliceEnd, columns };
     }
   }
 }
+
+/** The rows of `readParquetSlices`, one cells object per row. */
+export async function* readParquetRows(
+  file: AsyncBuffer,
+  parquet: ParquetFile,
+  range: ParquetRange,
+  limits: DecompressionLimits = DECOMPRESSION_LIMITS,
+  options: ParquetReadOptions = {},
+): AsyncGenerator<ExportRow> {
+  const read = new Set(columnsReadOf(parquet, options));
+  const rowCells = read.has('__proto__') ? definedCells : assignedCells;
+  for await (const slice of readParquetSlices(file, parquet, range, limits, options)) {
+    const { columns, format } = slice;
+    for (let row = slice.rowStart; row < slice.rowEnd; row += 1) {
+      yield format
+        ? { rowIndex: row, cells: rowCells(columns, row), format }
+        : { rowIndex: row, cells: rowCells(columns, row) };
+    }
+  }
+}
+
+/**
+ * A task's Parquet rows that can also be read as slices of columns: `chunkResults` books them column
+ * by column (`columnar/`), anything else iterates the rows. The file is opened (its footer read) when
+ * either is first iterated.
+ */
+export interface ParquetRowSource extends AsyncIterable<ExportRow> {
+  /**
+   * Slices of the rows; `columnsOf` picks the columns to decode once the footer is read (undefined:
+   * the format's mapped columns), and may keep the file's facts.
+   */
+  slices(
+    columnsOf?: (parquet: ParquetFile) => readonly string[] | undefined,
+  ): AsyncIterable<ParquetSlice>;
+}
+
+export interface OpenedParquet {
+  file: AsyncBuffer;
+  parquet: ParquetFile;
+}
+
+/** The rows of `range` of the file `open` gives (called once per iteration). */
+export const parquetRowSource = (
+  open: () => Promise<OpenedParquet>,
+  range: ParquetRange,
+  limits: DecompressionLimits = DECOMPRESSION_LIMITS,
+  options: ParquetReadOptions = {},
+): ParquetRowSource => ({
+  async *[Symbol.asyncIterator]() {
+    const { file, parquet } = await open();
+    yield* readParquetRows(file, parquet, range, limits, options);
+  },
+  async *slices(columnsOf) {
+    const { file, parquet } = await open();
+    const columns = columnsOf?.(parquet) ?? options.columns;
+    yield* readParquetSlices(file, parquet, range, limits, { ...options, columns });
+  },
+});
+
+export const isParquetRowSource = (rows: AsyncIterable<ExportRow>): rows is ParquetRowSource =>
+  typeof (rows as Partial<ParquetRowSource>).slices === 'function';
