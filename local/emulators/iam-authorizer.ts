@@ -6,7 +6,7 @@
  * function never runs. Not emulated: the caller's execute-api:Invoke permission (every local identity
  * has it) and session tokens' expiry.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest } from '@smithy/core/transport';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -62,11 +62,17 @@ export const verifySigV4 = async (
     if (request.headers['x-amz-security-token'] !== identity.sessionToken) return undefined;
   const signedHeaders = signedHeaderList.split(';');
   if (!signedHeaders.includes('host')) return undefined;
+  // The signature covers the body through its hash: a stated hash must be the body's.
+  const bodyHash = createHash('sha256').update(request.body).digest('hex');
+  const statedHash = request.headers['x-amz-content-sha256'];
+  if (statedHash !== undefined && statedHash !== bodyHash) return undefined;
   const signer = new SignatureV4({
     service: 'execute-api',
     region: authorizer.region,
     credentials: identity,
     sha256: Sha256,
+    // Sign exactly the headers the caller signed: add no payload-hash header of our own.
+    applyChecksum: false,
   });
   const resigned = await signer.sign(
     new HttpRequest({
@@ -79,7 +85,10 @@ export const verifySigV4 = async (
       headers: Object.fromEntries(
         signedHeaders
           .filter((name) => name !== 'authorization' && name !== 'x-amz-date')
-          .map((name) => [name, request.headers[name] ?? '']),
+          .map((name) => [
+            name,
+            name === 'x-amz-content-sha256' ? bodyHash : (request.headers[name] ?? ''),
+          ]),
       ),
       body: request.body,
     }),
