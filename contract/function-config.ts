@@ -1,6 +1,6 @@
 /**
- * Configuration that grows with the stage's tenants and export prefixes (the tenant → sources map, the
- * export sources) reaches a function as a JSON file bundled next to its code, not as environment
+ * Configuration that grows with the stage's tenants, export prefixes and bound roles (the tenant →
+ * sources map, the export sources, the push endpoint's IAM callers) reaches a function as a JSON file bundled next to its code, not as environment
  * variables: Lambda allows 4 KB of environment in total, 1,000 tenants need ~17 KB. The file is part of
  * the code asset, so a configuration change redeploys the function; reading it is one small local file
  * read per container (no runtime call, no extra init latency worth measuring against module load).
@@ -9,6 +9,7 @@
  * holds the same JSON inline (the local run and tests, which run the handler source without bundling).
  */
 import { parseExportSources, type ExportSourceConfig } from './export-sources';
+import { parseIamCallers, type IamCallerBinding } from './iam-callers';
 
 /** The file's name in the function's code directory. */
 export const FUNCTION_CONFIG_FILE_NAME = 'billing-dedup-config.json';
@@ -20,7 +21,11 @@ export interface FunctionConfig {
   readonly tenants?: Readonly<Record<string, { readonly sources?: readonly string[] }>>;
   /** The export functions' `exportSources`. */
   readonly exportSources?: readonly ExportSourceConfig[];
+  /** The push endpoint's `iamCallers`: IAM role → tenant and source. */
+  readonly iamCallers?: readonly IamCallerBinding[];
 }
+
+const FUNCTION_CONFIG_KEYS = ['tenants', 'exportSources', 'iamCallers'];
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -36,15 +41,17 @@ export const parseFunctionConfig = (text: string, origin: string): FunctionConfi
     throw new Error(`${origin} is not JSON`);
   }
   if (!isRecord(value))
-    throw new Error(`${origin} must be a JSON object {tenants?, exportSources?}`);
-  const unknown = Object.keys(value).find((key) => key !== 'tenants' && key !== 'exportSources');
+    throw new Error(`${origin} must be a JSON object {tenants?, exportSources?, iamCallers?}`);
+  const unknown = Object.keys(value).find((key) => !FUNCTION_CONFIG_KEYS.includes(key));
   if (unknown !== undefined) throw new Error(`${origin} has an unknown key "${unknown}"`);
   if (value.tenants !== undefined && !isRecord(value.tenants))
     throw new Error(`${origin}: tenants must be an object of tenant id → {sources?}`);
   let exportSources: ExportSourceConfig[] | undefined;
+  let iamCallers: IamCallerBinding[] | undefined;
   try {
     exportSources =
       value.exportSources === undefined ? undefined : parseExportSources(value.exportSources);
+    iamCallers = parseIamCallers(value.iamCallers);
   } catch (error) {
     throw new Error(`${origin}: ${(error as Error).message}`);
   }
@@ -53,6 +60,7 @@ export const parseFunctionConfig = (text: string, origin: string): FunctionConfi
       ? { tenants: value.tenants as NonNullable<FunctionConfig['tenants']> }
       : {}),
     ...(exportSources !== undefined ? { exportSources } : {}),
+    ...(iamCallers !== undefined ? { iamCallers } : {}),
   };
 };
 

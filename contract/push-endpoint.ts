@@ -2,6 +2,7 @@
  * The push endpoint's configuration (`pushEndpoint`, docs/push-endpoint.md): validated at synth by
  * lib/config-rules.ts and handed to the function as JSON (PUSH_ENDPOINT), parsed back by the same code.
  */
+import { parseIamCallers, type IamCallerBinding } from './iam-callers';
 import { isSlug, slugProblem } from './slugs';
 
 export const PUSH_ENDPOINT_KEY = 'pushEndpoint';
@@ -41,6 +42,11 @@ export interface PushEndpointConfig {
   >;
   /** The usage ingest API (`/v1/events`). */
   readonly ingest?: boolean;
+  /**
+   * The ingest API for AWS callers (`/v1/iam/events`, SigV4): each IAM role's tenant and source. It
+   * reaches the function in its bundled configuration file, not in PUSH_ENDPOINT (`pushEnvironmentConfig`).
+   */
+  readonly iamCallers?: readonly IamCallerBinding[];
   /** Ingest API requests per minute per API key, answered 429 with Retry-After above it. */
   readonly ingestPerMinute?: number;
   readonly maxBodyBytes?: number;
@@ -56,6 +62,7 @@ const FIELDS = [
   'azureTenants',
   'azureEntra',
   'ingest',
+  'iamCallers',
   'ingestPerMinute',
   'maxBodyBytes',
   'ratePerSecond',
@@ -169,6 +176,7 @@ export const parsePushEndpoint = (value: unknown): PushEndpointConfig | undefine
     azureTenants: azure as string[] | undefined,
     azureEntra: parseAzureEntra(value.azureEntra),
     ingest: value.ingest,
+    iamCallers: parseIamCallers(value.iamCallers),
     ingestPerMinute: whole(value.ingestPerMinute, 'ingestPerMinute', 1, 1_000_000),
     maxBodyBytes: whole(value.maxBodyBytes, 'maxBodyBytes', 1024, 6 * 1024 * 1024),
     ratePerSecond: whole(value.ratePerSecond, 'ratePerSecond', 1, 10_000),
@@ -184,13 +192,33 @@ export const parsePushEndpoint = (value: unknown): PushEndpointConfig | undefine
     !config.pubsub &&
     (config.azureTenants ?? []).length === 0 &&
     Object.keys(config.azureEntra ?? {}).length === 0 &&
-    !config.ingest
+    !config.ingest &&
+    config.iamCallers === undefined
   )
     throw new Error(
-      `${PUSH_ENDPOINT_KEY} enables nothing: set pubsub, azureTenants or ingest (or remove it)`,
+      `${PUSH_ENDPOINT_KEY} enables nothing: set pubsub, azureTenants, ingest or iamCallers (or remove it)`,
     );
   return JSON.parse(JSON.stringify(config)) as PushEndpointConfig;
 };
+
+/**
+ * What PUSH_ENDPOINT holds: the configuration without `iamCallers`, which grows with the bound roles and
+ * travels in the bundled configuration file instead of the 4 KB environment (contract/function-config.ts).
+ */
+export const pushEnvironmentConfig = (config: PushEndpointConfig): PushEndpointConfig => {
+  const { iamCallers: _bundled, ...rest } = config;
+  return rest;
+};
+
+/** The endpoint's configuration as the function reads it back: PUSH_ENDPOINT plus the bundled bindings. */
+export const pushConfigFromParts = (
+  environmentJson: string,
+  iamCallers: readonly IamCallerBinding[] | undefined,
+): PushEndpointConfig | undefined =>
+  parsePushEndpoint({
+    ...(JSON.parse(environmentJson) as Record<string, unknown>),
+    ...(iamCallers !== undefined ? { iamCallers } : {}),
+  });
 
 /** The function's environment. */
 export const PUSH_ENV = {

@@ -607,15 +607,15 @@ export const CONFIG_RULES = {
   }),
   pushEndpoint: rule<PushEndpointConfig | undefined>({
     parser: jsonValue(
-      'JSON object `{"pubsub"?: {"audience", "serviceAccounts": {email: tenant}}, "azureTenants"?: [tenant], "azureEntra"?: {tenant: {"entraTenantId", "audience"}}, "ingest"?: true, "ingestPerMinute"?, "maxBodyBytes"?, "ratePerSecond"?, "burst"?, "refusedAuthAlarmPerFiveMinutes"?}`',
+      'JSON object `{"pubsub"?: {"audience", "serviceAccounts": {email: tenant}}, "azureTenants"?: [tenant], "azureEntra"?: {tenant: {"entraTenantId", "audience"}}, "ingest"?: true, "iamCallers"?: [{"principal": role ARN, "tenant", "source"}], "ingestPerMinute"?, "maxBodyBytes"?, "ratePerSecond"?, "burst"?, "refusedAuthAlarmPerFiveMinutes"?}`',
       parsePushEndpoint,
     ),
     default: undefined,
     defaultDoc: 'unset (no endpoint)',
     doc:
       "an HTTP API that takes Google Pub/Sub pushes (OIDC token of a tenant's service account), Azure action-group " +
-      'webhooks (per-tenant token) and the usage ingest API (API key + Idempotency-Key) and publishes them to the ' +
-      'topics; see docs/push-endpoint.md',
+      'webhooks (per-tenant token) and the usage ingest API (API key + Idempotency-Key; `iamCallers`: SigV4 of a bound ' +
+      'IAM role on `/v1/iam/events`) and publishes them to the topics; see docs/push-endpoint.md',
   }),
 } as const satisfies Record<string, ConfigRule<unknown>>;
 
@@ -693,13 +693,34 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   {
     keys: ['pushEndpoint', 'tenants', 'trustedCostTopic'],
     problem: (c) =>
-      (c.pushEndpoint?.ingest || c.pushEndpoint?.pubsub) &&
+      (c.pushEndpoint?.ingest || c.pushEndpoint?.pubsub || c.pushEndpoint?.iamCallers) &&
       c.tenants.length > 0 &&
       !c.trustedCostTopic
-        ? 'pushEndpoint: the ingest API and Pub/Sub pushes publish cost events to the shared cost-events topic ' +
-          '(tenant from the credential), which exists with tenants only with trustedCostTopic=true; set ' +
+        ? 'pushEndpoint: the ingest API (API keys or iamCallers) and Pub/Sub pushes publish cost events to the shared ' +
+          'cost-events topic (tenant from the credential), which exists with tenants only with trustedCostTopic=true; set ' +
           'trustedCostTopic=true, or keep only azureTenants'
         : undefined,
+  },
+  {
+    keys: ['pushEndpoint', 'tenants'],
+    problem: (c) => {
+      if (c.tenants.length === 0) return undefined;
+      const callers = c.pushEndpoint?.iamCallers ?? [];
+      for (const [index, caller] of callers.entries()) {
+        const tenant = c.tenants.find((t) => t.id === caller.tenant);
+        if (tenant === undefined)
+          return (
+            `pushEndpoint.iamCallers[${index}].tenant: "${caller.tenant}" is not one of tenants[].id ` +
+            `(${c.tenants.map((t) => t.id).join(', ')}); bind the role to a configured tenant or add the tenant`
+          );
+        if (tenant.sources !== undefined && !tenant.sources.includes(caller.source))
+          return (
+            `pushEndpoint.iamCallers[${index}].source: "${caller.source}" is not one of tenant ${tenant.id}'s sources ` +
+            `(${tenant.sources.join(', ')}); the role would book a source the tenant's own publishers may not claim, so use one of them or add it`
+          );
+      }
+      return undefined;
+    },
   },
   {
     keys: ['trustedCostTopic', 'tenants'],

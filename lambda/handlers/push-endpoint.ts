@@ -9,13 +9,15 @@ import {
   GOOGLE_JWKS_URL,
   PUSH_ENV,
   REFUSED_AUTH_METRIC,
-  parsePushEndpoint,
+  pushConfigFromParts,
 } from '../../contract/push-endpoint';
 import { DynamoCredentials } from '../adapters/api-keys';
+import { readFunctionConfig } from '../adapters/function-config';
 import { DynamoIngestKeys } from '../adapters/ingest-keys';
 import { DynamoRateCounter } from '../adapters/rate-counter';
 import { snsPublisher } from '../adapters/sns-publications';
 import { createTelemetry } from '../adapters/telemetry';
+import { iamCallerBindings, type IamCallerIdentity } from '../core/push/iam-caller';
 import { handlePush, type PushDeps, type PushRequest } from '../core/push/route';
 import { isAuthRefusal } from '../core/push/refusal';
 import { entraJwksUrl } from '../core/push/azure-entra-token';
@@ -40,7 +42,10 @@ export const createPushEndpointHandler = (
   env: NodeJS.ProcessEnv = process.env,
   clients: PushEndpointClients = { dynamo: new DynamoDBClient({}), sns: new SNSClient({}) },
 ): ((event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>) => {
-  const config = parsePushEndpoint(JSON.parse(required(env, PUSH_ENV.config)));
+  const config = pushConfigFromParts(
+    required(env, PUSH_ENV.config),
+    readFunctionConfig(env).iamCallers,
+  );
   if (config === undefined) throw new Error(`${PUSH_ENV.config} enables nothing`);
   const { logger, metrics } = createTelemetry(env);
   const ledgerTable = required(env, ENV.ledgerTableName);
@@ -82,27 +87,32 @@ export const createPushEndpointHandler = (
             return { ...entry, keys };
           }
         : undefined,
-    ingest: config.ingest
-      ? {
-          apiKeys: credentials,
-          ports: {
-            keys: new DynamoIngestKeys({
-              client: clients.dynamo,
-              dedupTable: required(env, ENV.dedupTableName),
-              ttlSeconds: Number(env[ENV.dedupTtlSeconds] ?? DEFAULT_DEDUP_TTL_SECONDS),
-            }),
-            publish,
-          },
-          ...(config.ingestPerMinute !== undefined
-            ? {
-                rateLimit: {
-                  perMinute: config.ingestPerMinute,
-                  counter: new DynamoRateCounter(clients.dynamo, required(env, ENV.dedupTableName)),
-                },
-              }
-            : {}),
-        }
-      : undefined,
+    ingest:
+      config.ingest || config.iamCallers
+        ? {
+            ...(config.ingest ? { apiKeys: credentials } : {}),
+            ...(config.iamCallers ? { iamCallers: iamCallerBindings(config.iamCallers) } : {}),
+            ports: {
+              keys: new DynamoIngestKeys({
+                client: clients.dynamo,
+                dedupTable: required(env, ENV.dedupTableName),
+                ttlSeconds: Number(env[ENV.dedupTtlSeconds] ?? DEFAULT_DEDUP_TTL_SECONDS),
+              }),
+              publish,
+            },
+            ...(config.ingestPerMinute !== undefined
+              ? {
+                  rateLimit: {
+                    perMinute: config.ingestPerMinute,
+                    counter: new DynamoRateCounter(
+                      clients.dynamo,
+                      required(env, ENV.dedupTableName),
+                    ),
+                  },
+                }
+              : {}),
+          }
+        : undefined,
     publish,
     onRefused: (route, refusal) => {
       logger.warn('push refused', { route, ...refusal });
@@ -125,6 +135,8 @@ export const createPushEndpointHandler = (
           : event.body
         : '',
       receivedAt: new Date(event.requestContext.timeEpoch),
+      iamCaller: (event.requestContext as { authorizer?: { iam?: IamCallerIdentity } }).authorizer
+        ?.iam,
     };
     try {
       const answer = await handlePush(request, deps);

@@ -1,5 +1,6 @@
 import { Aws, CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -16,6 +17,7 @@ import {
   DEFAULT_REFUSED_AUTH_ALARM,
   PUSH_ENV,
   REFUSED_AUTH_METRIC,
+  pushEnvironmentConfig,
   type PushEndpointConfig,
 } from '../../contract/push-endpoint';
 import { METRIC_NAMESPACE } from '../../contract/telemetry';
@@ -23,6 +25,10 @@ import type { BillingDedupConfig } from '../config';
 import { resourceName, serviceName } from '../naming';
 import { ConsumerFunction } from './consumer-function';
 import { tableKeyStatementProps } from '../streams/table-grants';
+
+/** The SigV4 route of the ingest API (docs/push-endpoint.md "AWS callers (IAM)"). */
+export const IAM_EVENTS_PATH = '/v1/iam/events';
+export const PUSH_IAM_ROUTE_ARN_OUTPUT = 'PushIamRouteArn';
 
 export interface PushEndpointProps {
   readonly config: PushEndpointConfig;
@@ -49,14 +55,17 @@ export interface PushEndpointProps {
  * The push endpoint (docs/push-endpoint.md): an API Gateway HTTP API — not a function URL — because its
  * stage throttling answers a burst with 429 before the function runs (a function URL has only reserved
  * concurrency, whose throttles surface as 5xx-like errors to the sender), it has access logs, and routes
- * can take IAM (SigV4) authorization one by one. The routes carry no gateway authorizer: every request
- * is authenticated by the function (Google OIDC, Azure token hash, API key hash), whose answers and
- * refused-auth metric the alarm watches.
+ * can take IAM (SigV4) authorization one by one. Only `/v1/iam/events` has a gateway authorizer (IAM:
+ * the signature and the caller's own execute-api:Invoke permission); every request, that one included,
+ * is authorized by the function (Google OIDC, Azure token hash, API key hash, the IAM role's binding),
+ * whose answers and refused-auth metric the alarm watches.
  */
 export class PushEndpoint extends Construct {
   readonly api: apigw.HttpApi;
   readonly function: ConsumerFunction;
   readonly refusedAuthAlarm: cloudwatch.Alarm;
+  /** `/v1/iam/events`, only with `iamCallers`: what a caller's account lets its role invoke. */
+  readonly iamRoute?: apigw.HttpRoute;
 
   constructor(scope: Construct, id: string, props: PushEndpointProps) {
     super(scope, id);
@@ -64,6 +73,7 @@ export class PushEndpoint extends Construct {
     this.function = new ConsumerFunction(this, 'Function', {
       functionName: props.functionName,
       description: 'billing-dedup: Pub/Sub pushes, Azure webhooks and the usage ingest API',
+      ...(config.iamCallers ? { bundledConfig: { iamCallers: config.iamCallers } } : {}),
       entry: 'lambda/handlers/push-endpoint.ts',
       timeout: Duration.seconds(25),
       memorySize: 512,
@@ -77,7 +87,7 @@ export class PushEndpoint extends Construct {
           serviceName: props.serviceName,
           logLevel: props.logLevel,
         }),
-        [PUSH_ENV.config]: JSON.stringify(config),
+        [PUSH_ENV.config]: JSON.stringify(pushEnvironmentConfig(config)),
         [PUSH_ENV.alertsTopicArn]: props.alertsTopic.topicArn,
         ...(props.costTopic ? { [PUSH_ENV.costTopicArn]: props.costTopic.topicArn } : {}),
         [PUSH_ENV.costTopicFifo]: String(props.costTopicFifo),
@@ -154,6 +164,13 @@ export class PushEndpoint extends Construct {
     ];
     for (const path of routes)
       this.api.addRoutes({ path, methods: [apigw.HttpMethod.POST], integration });
+    if (config.iamCallers)
+      [this.iamRoute] = this.api.addRoutes({
+        path: IAM_EVENTS_PATH,
+        methods: [apigw.HttpMethod.POST],
+        integration,
+        authorizer: new HttpIamAuthorizer(),
+      });
     NagSuppressions.addResourceSuppressions(
       this.api,
       [
@@ -162,7 +179,8 @@ export class PushEndpoint extends Construct {
           reason:
             'Every route is authenticated by the function before anything is read or published: the Google OIDC ' +
             'token (signature, issuer, audience, service account), the Azure webhook token or the ingest API key ' +
-            '(both compared as SHA-256 hashes). Pub/Sub and Azure action groups cannot sign SigV4 requests.',
+            '(both compared as SHA-256 hashes). Pub/Sub and Azure action groups cannot sign SigV4 requests; ' +
+            'the route for AWS callers has IAM authorization.',
         },
       ],
       true,
@@ -187,6 +205,11 @@ export class PushEndpoint extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     this.refusedAuthAlarm.addAlarmAction(new actions.SnsAction(props.opsTopic));
+  }
+
+  /** The route's execute-api ARN (any stage), for the caller's execute-api:Invoke grant. */
+  get iamRouteArn(): string | undefined {
+    return this.iamRoute?.routeArn;
   }
 
   get url(): string {
@@ -224,7 +247,14 @@ export function addPushEndpoint(
   });
   new CfnOutput(scope, 'PushEndpointUrl', {
     value: endpoint.url,
-    description: 'push endpoint base URL: /pubsub, /azure/<tenant>?token=…, /v1/events',
+    description:
+      'push endpoint base URL: /pubsub, /azure/<tenant>?token=…, /v1/events, /v1/iam/events',
   });
+  if (endpoint.iamRouteArn !== undefined)
+    new CfnOutput(scope, PUSH_IAM_ROUTE_ARN_OUTPUT, {
+      value: endpoint.iamRouteArn,
+      description:
+        'execute-api ARN of POST /v1/iam/events: grant a bound role execute-api:Invoke on it in its own account',
+    });
   return endpoint;
 }

@@ -3,11 +3,14 @@
  * HTTP server on a free loopback port that turns each request into an `APIGatewayProxyEventV2`, runs
  * the handler in-process and writes its answer back. It listens before the handler exists (the stack
  * is synthesized with the endpoint's URL as the Pub/Sub audience); until `attach` it answers 503.
- * Not emulated: stage throttling (the function's own per-key limit is), access logs, authorizers.
+ * Routes with IAM authorization (`iam`) verify SigV4 first (`iam-authorizer.ts`) and hand the signer as
+ * `requestContext.authorizer.iam`, or answer 403 without running the handler, as API Gateway does.
+ * Not emulated: stage throttling (the function's own per-key limit is), access logs, other authorizers.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { verifySigV4, type LocalIamAuthorizer } from './iam-authorizer';
 
 export type HttpApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 
@@ -74,7 +77,14 @@ export const httpApiEvent = (
   };
 };
 
-export const startLocalHttpApi = async (): Promise<LocalHttpApi> => {
+const forbidden = (response: ServerResponse) => {
+  response.writeHead(403, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ message: 'Forbidden' }));
+};
+
+export const startLocalHttpApi = async (
+  options: { iam?: LocalIamAuthorizer } = {},
+): Promise<LocalHttpApi> => {
   let handler: HttpApiHandler | undefined;
   const server = createServer((request, response) => {
     void (async () => {
@@ -95,10 +105,21 @@ export const startLocalHttpApi = async (): Promise<LocalHttpApi> => {
           Array.isArray(value) ? value.join(',') : (value ?? ''),
         ]),
       );
-      const event = httpApiEvent(
-        { method: request.method ?? 'GET', url: request.url ?? '/', headers, body },
-        new Date(),
-      );
+      const method = request.method ?? 'GET';
+      const url = new URL(request.url ?? '/', `http://${headers.host ?? 'localhost'}`);
+      const iam = options.iam?.paths.includes(url.pathname) ? options.iam : undefined;
+      const signer = iam && (await verifySigV4({ method, url, headers, body }, iam));
+      if (iam !== undefined && signer === undefined) {
+        forbidden(response);
+        return;
+      }
+      const plain = httpApiEvent({ method, url: request.url ?? '/', headers, body }, new Date());
+      const event: APIGatewayProxyEventV2 = signer
+        ? ({
+            ...plain,
+            requestContext: { ...plain.requestContext, authorizer: { iam: signer } },
+          } as APIGatewayProxyEventV2)
+        : plain;
       let result: APIGatewayProxyResultV2;
       try {
         result = await handler(event);

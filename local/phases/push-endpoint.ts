@@ -2,7 +2,8 @@
  * The push endpoint in the local run. Before the synth: the local Google key set served over HTTP and
  * the local HTTP API listening on a free port, so the stack is synthesized with `pushEndpoint` naming
  * that URL as the Pub/Sub audience and that key set as `pubsub.jwksUrl` (the verifier's configurable key
- * source). After the environment is up: the sample's API keys are issued (hashed, as
+ * source), and the sample's AWS roles bound in `iamCallers`, their local sessions the HTTP API's IAM
+ * route verifies signatures with. After the environment is up: the sample's API keys are issued (hashed, as
  * `billing-dedup keys create` does) and its Azure webhook tokens stored, and the template's push
  * function — its own environment, the run's DynamoDB (with faults) and in-process SNS — is attached to
  * the HTTP API.
@@ -17,10 +18,12 @@ import { secretHash } from '../../lambda/core/push/azure-secret';
 import { createPushEndpointHandler } from '../../lambda/handlers/push-endpoint';
 import { localGoogleKeys, serveJwks, type LocalGoogleKeys } from '../emulators/google-keys';
 import { startLocalHttpApi, type LocalHttpApi } from '../emulators/http-api';
+import type { LocalIamIdentity } from '../emulators/iam-authorizer';
+import { LOCAL_REGION } from '../emulators/local-aws';
 import type { HandlerClients } from '../runtime/functions';
 import { invocationScope } from '../runtime/invocations';
 import type { LocalPlan } from '../runtime/template';
-import type { PushSample } from '../scenarios/push-requests';
+import { iamRoleArn, iamSessionArn, type PushSample } from '../scenarios/push-requests';
 import type { Cleanups } from './cleanups';
 import type { PushCredentials } from './push';
 
@@ -32,7 +35,24 @@ export interface PushStandIns {
   readonly jwksUrl: string;
   /** The CDK context that deploys the endpoint for the sample. */
   readonly context: Record<string, string>;
+  /** What the sample's AWS callers sign with. */
+  readonly iam: NonNullable<PushCredentials['iam']>;
 }
+
+/** A local session per sample role: random keys only this run knows. */
+const localSessions = (sample: PushSample): Map<string, LocalIamIdentity> =>
+  new Map(
+    sample.iamRoles.map((role) => [
+      role.name,
+      {
+        accessKeyId: `ASIALOCAL${randomBytes(6).toString('hex').toUpperCase()}`,
+        secretAccessKey: randomBytes(30).toString('base64'),
+        sessionToken: randomBytes(24).toString('base64'),
+        userArn: iamSessionArn(role),
+        accountId: role.account,
+      },
+    ]),
+  );
 
 export const startPushStandIns = async (
   sample: PushSample,
@@ -42,7 +62,10 @@ export const startPushStandIns = async (
   const forger = await localGoogleKeys();
   const jwks = await serveJwks(google.jwks);
   cleanups.add(() => jwks.stop());
-  const api = await startLocalHttpApi();
+  const sessions = localSessions(sample);
+  const api = await startLocalHttpApi({
+    iam: { region: LOCAL_REGION, paths: ['/v1/iam/events'], identities: [...sessions.values()] },
+  });
   cleanups.add(() => api.stop());
   const audience = `${api.url}/pubsub`;
   return {
@@ -56,9 +79,13 @@ export const startPushStandIns = async (
         pubsub: { audience, serviceAccounts: sample.serviceAccounts, jwksUrl: jwks.url },
         azureTenants: sample.azureTenants,
         ingest: true,
+        iamCallers: sample.iamRoles.flatMap((role) =>
+          role.bound ? [{ principal: iamRoleArn(role), ...role.bound }] : [],
+        ),
         ingestPerMinute: sample.ingestPerMinute,
       }),
     },
+    iam: { region: LOCAL_REGION, sessions },
   };
 };
 

@@ -1,11 +1,16 @@
 /**
  * The push sample over HTTP (local/scenarios/push-requests.ts): sends each request to the local HTTP API
  * with the credential it describes — Pub/Sub tokens signed by the local Google key (or a forger's key,
- * or expired, or for another audience), a tenant's Azure webhook token, an issued API key — and records
+ * or expired, or for another audience), a tenant's Azure webhook token, an issued API key, a SigV4
+ * signature with a local session of an AWS role (or with a secret that is not its) — and records
  * every answer. As Pub/Sub, Azure and a well-behaved producer do, a 5xx is sent again after a moment
  * and a 429 after its `Retry-After`; the last answer is the one judged.
  */
+import { Sha256 } from '@smithy/core/checksum';
+import { HttpRequest } from '@smithy/core/transport';
+import { SignatureV4 } from '@smithy/signature-v4';
 import type { LocalGoogleKeys } from '../emulators/google-keys';
+import type { LocalIamIdentity } from '../emulators/iam-authorizer';
 import { pushClaims } from '../emulators/google-keys';
 import {
   summarizePushRun,
@@ -24,6 +29,11 @@ export interface PushCredentials {
   readonly apiKeys: ReadonlyMap<string, string>;
   /** Tenant → its Azure webhook token. */
   readonly azureTokens: ReadonlyMap<string, string>;
+  /** The IAM route's signing region and each sample role's (PushSample.iamRoles) local session. */
+  readonly iam?: {
+    readonly region: string;
+    readonly sessions: ReadonlyMap<string, LocalIamIdentity>;
+  };
 }
 
 export interface PushRunOptions {
@@ -85,9 +95,50 @@ interface Answer {
   at: Date;
 }
 
+/** The request's headers with a SigV4 signature (service execute-api), as an AWS SDK caller sends them. */
+const signedHeaders = async (
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  credential: Extract<PushSampleRequest['credential'], { kind: 'iam' }>,
+  iam: NonNullable<PushCredentials['iam']>,
+): Promise<Record<string, string>> => {
+  const session = iam.sessions.get(credential.role);
+  if (session === undefined) throw new Error(`no local session for role ${credential.role}`);
+  const signer = new SignatureV4({
+    service: 'execute-api',
+    region: iam.region,
+    credentials:
+      credential.signature === 'forged'
+        ? { ...session, secretAccessKey: `${session.secretAccessKey}-forged` }
+        : session,
+    sha256: Sha256,
+  });
+  const signed = await signer.sign(
+    new HttpRequest({
+      method: 'POST',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: url.pathname,
+      headers: { ...headers, host: url.host },
+      body,
+    }),
+  );
+  // fetch sets Host itself, to the host that was signed.
+  const { host: _host, ...sent } = signed.headers;
+  return sent;
+};
+
 const send = async (request: PushSampleRequest, options: PushRunOptions): Promise<Answer> => {
-  const { headers, query } = await headersFor(request, options);
-  const response = await fetch(`${options.url}${request.path}${query}`, {
+  const built = await headersFor(request, options);
+  const url = new URL(`${options.url}${request.path}${built.query}`);
+  const { iam } = options.credentials;
+  const headers =
+    request.credential.kind === 'iam' && iam !== undefined
+      ? await signedHeaders(url, built.headers, request.body, request.credential, iam)
+      : built.headers;
+  const response = await fetch(url, {
     method: 'POST',
     headers,
     body: request.body,

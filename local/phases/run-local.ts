@@ -217,7 +217,7 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
           audience: push.audience,
           google: push.google,
           forger: push.forger,
-          credentials,
+          credentials: { ...credentials, iam: push.iam },
           sample: pushSample,
           signal,
         });

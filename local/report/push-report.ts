@@ -9,7 +9,7 @@ import type { Check } from './run-report';
 
 export interface PushRequestOutcome {
   readonly name: string;
-  readonly route: 'pubsub' | 'azure' | 'ingest';
+  readonly route: 'pubsub' | 'azure' | 'ingest' | 'iam';
   /** The final answer's status. */
   readonly status: number;
   /** A refusal's `error`. */

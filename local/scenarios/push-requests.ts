@@ -5,7 +5,8 @@
  * service account no tenant is bound to), Azure action-group webhooks (both budget schemas, one delivered
  * twice; another tenant's token, none) and the usage ingest API (a retry with the same key and body, the
  * key reused with another body, a batch, another tenant's key, an unknown key, and a burst over the
- * per-key rate limit whose 429s are retried after `Retry-After`).
+ * per-key rate limit whose 429s are retried after `Retry-After`), and the same API for AWS callers
+ * (`/v1/iam/events`: a SigV4 request of a bound role, one of an unbound role, one with a forged signature).
  *
  * Deterministic and drawn from no random stream: adding it moved no message of the sample. Credentials
  * are described, not held: the run signs the tokens and issues the keys (`local/phases/push.ts`). The
@@ -26,9 +27,11 @@ export type PushCredential =
     }
   | { readonly kind: 'azure-token'; readonly tenant: string }
   | { readonly kind: 'api-key'; readonly key: string }
+  /** A SigV4 signature with a local session of the role; `forged`: with a secret that is not its. */
+  | { readonly kind: 'iam'; readonly role: string; readonly signature: 'valid' | 'forged' }
   | { readonly kind: 'none' };
 
-export type PushRouteName = 'pubsub' | 'azure' | 'ingest';
+export type PushRouteName = 'pubsub' | 'azure' | 'ingest' | 'iam';
 
 export interface PushSampleRequest {
   readonly name: string;
@@ -51,11 +54,19 @@ export interface PushApiKey {
   readonly source: string;
 }
 
+/** An AWS role whose sessions sign `/v1/iam/events` requests; `bound`: its `iamCallers` binding. */
+export interface PushIamRole {
+  readonly name: string;
+  readonly account: string;
+  readonly bound?: { readonly tenant: string; readonly source: string };
+}
+
 export interface PushSample {
   /** Service account e-mail → tenant (`pushEndpoint.pubsub.serviceAccounts`). */
   readonly serviceAccounts: Readonly<Record<string, string>>;
   readonly azureTenants: readonly string[];
   readonly apiKeys: readonly PushApiKey[];
+  readonly iamRoles: readonly PushIamRole[];
   /** `pushEndpoint.ingestPerMinute` of the local stack. */
   readonly ingestPerMinute: number;
   readonly requests: readonly PushSampleRequest[];
@@ -65,6 +76,8 @@ export const PUSH_MONTH = '2026-11';
 /** Accounts no other scenario books: the push charges stay apart from exports, closing, reconciliation. */
 export const PUSH_ACCOUNTS = { acme: '200000000091', initech: '400000000093' } as const;
 export const PUSH_INGEST_PER_MINUTE = 6;
+/** The AWS account the local IAM callers' roles live in. */
+export const PUSH_CALLER_ACCOUNT = '777788889999';
 /** Requests of the burst: more than two windows can hold, so at least one is throttled. */
 export const PUSH_BURST_SIZE = 2 * PUSH_INGEST_PER_MINUTE + 1;
 
@@ -394,6 +407,36 @@ export const pushSample = (truth: TruthBuilder): PushSample => {
     ),
   );
 
+  // The same API for AWS callers: tenant and source from the signing role's binding.
+  const signed = costEvent('acme', 'meter-iam-0001', '2.40');
+  book('acme', signed);
+  const iamRequest = (
+    name: string,
+    role: string,
+    signature: 'valid' | 'forged',
+    expect: PushSampleRequest['expect'],
+  ): PushSampleRequest => ({
+    name,
+    route: 'iam',
+    path: '/v1/iam/events',
+    credential: { kind: 'iam', role, signature },
+    idempotencyKey: `acme-iam-${role}-1`,
+    body: JSON.stringify(signed),
+    expect,
+  });
+  requests.push(
+    iamRequest('a usage event signed by a bound role', 'metering-producer', 'valid', {
+      status: 202,
+    }),
+    iamRequest('signed by a role bound to no tenant', 'unbound-producer', 'valid', {
+      status: 403,
+      reason: 'unknown-caller',
+    }),
+    iamRequest('a forged signature (refused by the gateway)', 'metering-producer', 'forged', {
+      status: 403,
+    }),
+  );
+
   // A burst over initech's per-key limit: every event accepted in the end, once.
   for (let index = 1; index <= PUSH_BURST_SIZE; index++) {
     const event = costEvent('initech', `burst-${String(index).padStart(4, '0')}`, '0.05');
@@ -417,10 +460,24 @@ export const pushSample = (truth: TruthBuilder): PushSample => {
       { name: 'globex-metering', tenant: globex.tenant, source: 'metering' },
       { name: 'initech-burst', tenant: 'initech', source: 'metering' },
     ],
+    iamRoles: [
+      {
+        name: 'metering-producer',
+        account: PUSH_CALLER_ACCOUNT,
+        bound: { tenant: acme.tenant, source: 'metering' },
+      },
+      { name: 'unbound-producer', account: PUSH_CALLER_ACCOUNT },
+    ],
     ingestPerMinute: PUSH_INGEST_PER_MINUTE,
     requests,
   };
 };
+
+/** The ARN of a sample role (what `iamCallers` binds) and of a session of it (what signs). */
+export const iamRoleArn = (role: PushIamRole): string =>
+  `arn:aws:iam::${role.account}:role/billing/${role.name}`;
+export const iamSessionArn = (role: PushIamRole): string =>
+  `arn:aws:sts::${role.account}:assumed-role/${role.name}/local-run`;
 
 /** The service account of a tenant in the local stack (`nobody`: one bound to no tenant). */
 export const localServiceAccount = serviceAccount;

@@ -54,9 +54,10 @@ describe('npm start (in-process)', () => {
       },
       azure: { accepted: 3, refused: { 'wrong-secret': 1, 'missing-credential': 1 } },
       ingest: { replayed: 1, conflicts: 1, refused: { 'tenant-mismatch': 1, 'wrong-secret': 1 } },
+      iam: { accepted: 1, refused: { 'unknown-caller': 1, '403': 1 } },
     });
     expect(report.push?.byRoute.ingest.throttled).toBeGreaterThan(0);
-    expect(totalOf('acme', PUSH_ACCOUNTS.acme)).toMatchObject({ total: '34.25', charges: 4 });
+    expect(totalOf('acme', PUSH_ACCOUNTS.acme)).toMatchObject({ total: '36.65', charges: 5 });
     expect(totalOf('initech', PUSH_ACCOUNTS.initech)).toMatchObject({
       total: '0.65',
       charges: PUSH_BURST_SIZE,

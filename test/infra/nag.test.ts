@@ -87,7 +87,7 @@ describe('cdk-nag AwsSolutions', () => {
       },
     ],
     [
-      'push endpoint (Pub/Sub, Azure, ingest API)',
+      'push endpoint (Pub/Sub, Azure, ingest API with API keys and IAM callers)',
       {
         pushEndpoint: {
           pubsub: {
@@ -96,6 +96,13 @@ describe('cdk-nag AwsSolutions', () => {
           },
           azureTenants: ['acme'],
           ingest: true,
+          iamCallers: [
+            {
+              principal: 'arn:aws:iam::111122223333:role/metering-producer',
+              tenant: 'acme',
+              source: 'metering',
+            },
+          ],
         },
       },
     ],

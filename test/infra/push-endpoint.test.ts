@@ -1,6 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { ConfigError } from '../../lib/config';
-import { resourcesOfType, synth } from './helpers';
+import { PushEndpoint } from '../../lib/constructs/push-endpoint';
+import { DEPLOY_LIMITS } from '../../lib/deploy-limits';
+import { resourcesOfType, synth, type Synthesized } from './helpers';
 
 const PUSH = {
   pubsub: {
@@ -117,5 +119,95 @@ describe('push endpoint (config pushEndpoint)', () => {
       synth({ tenants, trustedCostTopic: true, pushEndpoint: { ingest: true } }),
     ).not.toThrow();
     expect(() => synth({ tenants, pushEndpoint: { azureTenants: ['acme'] } })).not.toThrow();
+  });
+
+  describe('AWS callers (iamCallers)', () => {
+    const CALLERS = [
+      {
+        principal: 'arn:aws:iam::111122223333:role/billing/metering-producer',
+        tenant: 'acme',
+        source: 'metering',
+      },
+    ];
+    const endpointOf = (s: Synthesized) =>
+      s.stateless.node.findChild('PushEndpoint') as PushEndpoint;
+    const pushEnvironment = (s: Synthesized): Record<string, string> => {
+      const [fn] = Object.values(
+        resourcesOfType(s.statelessTemplate, 'AWS::Lambda::Function'),
+      ).filter((f) => f.Properties?.FunctionName === 'billing-dedup-dev-push-endpoint');
+      return (fn.Properties?.Environment as { Variables: Record<string, string> }).Variables;
+    };
+
+    it('adds POST /v1/iam/events with AWS_IAM authorization; the other routes keep none', () => {
+      const { statelessTemplate: t } = synth({
+        pushEndpoint: { ingest: true, iamCallers: CALLERS },
+      });
+      t.resourceCountIs('AWS::ApiGatewayV2::Route', 2);
+      t.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: 'POST /v1/iam/events',
+        AuthorizationType: 'AWS_IAM',
+      });
+      t.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: 'POST /v1/events',
+        AuthorizationType: 'NONE',
+      });
+      const output = t.findOutputs('PushIamRouteArn');
+      expect(JSON.stringify(output.PushIamRouteArn.Value)).toMatch(
+        /execute-api.*\/\*\/POST\/v1\/iam\/events/,
+      );
+    });
+
+    it('is absent without iamCallers (no route, no output)', () => {
+      const { statelessTemplate: t } = synth({ pushEndpoint: { ingest: true } });
+      t.resourcePropertiesCountIs(
+        'AWS::ApiGatewayV2::Route',
+        { RouteKey: 'POST /v1/iam/events' },
+        0,
+      );
+      expect(Object.keys(t.findOutputs('PushIamRouteArn'))).toHaveLength(0);
+    });
+
+    it('the bindings travel in the bundled config file, not the 4 KB environment: 2,000 roles deploy', () => {
+      const many = Array.from({ length: 2000 }, (_, i) => ({
+        principal: `arn:aws:iam::${String(100000000000 + i)}:role/billing/metering-producer-${i}`,
+        tenant: 'acme',
+        source: 'metering',
+      }));
+      const s = synth({ pushEndpoint: { iamCallers: many } });
+      const env = pushEnvironment(s);
+      expect(env.PUSH_ENDPOINT).toBe('{}');
+      expect(env.FUNCTION_CONFIG_FILE).toBe('billing-dedup-config.json');
+      expect(JSON.stringify(env).length).toBeLessThan(DEPLOY_LIMITS.lambdaEnvironmentBytes);
+      expect(JSON.parse(endpointOf(s).function.bundledConfig as string)).toEqual({
+        iamCallers: many,
+      });
+    });
+
+    it.each([
+      [
+        [{ ...CALLERS[0], principal: 'arn:aws:iam::111122223333:role/*' }],
+        /iamCallers\[0\]\.principal .*is a pattern/,
+      ],
+      [[CALLERS[0], { ...CALLERS[0], tenant: 'globex' }], /iamCallers\[1\]\.principal binds role/],
+      [[{ ...CALLERS[0], tenant: 'ACME' }], /iamCallers\[0\]\.tenant/],
+    ])('a bad iamCallers is a synth error naming the entry and fix: %j', (iamCallers, message) => {
+      expect(() => synth({ pushEndpoint: { iamCallers } })).toThrow(ConfigError);
+      expect(() => synth({ pushEndpoint: { iamCallers } })).toThrow(message);
+    });
+
+    it('with tenants: the tenant must be configured, the source one it allows, and the shared cost topic trusted', () => {
+      const tenants = [{ id: 'acme', publishers: ['111122223333'], sources: ['metering'] }];
+      const base = { tenants, trustedCostTopic: true };
+      expect(() => synth({ ...base, pushEndpoint: { iamCallers: CALLERS } })).not.toThrow();
+      expect(() =>
+        synth({ ...base, pushEndpoint: { iamCallers: [{ ...CALLERS[0], tenant: 'globex' }] } }),
+      ).toThrow(/iamCallers\[0\]\.tenant: "globex" is not one of tenants\[\]\.id \(acme\)/);
+      expect(() =>
+        synth({ ...base, pushEndpoint: { iamCallers: [{ ...CALLERS[0], source: 'aws' }] } }),
+      ).toThrow(/iamCallers\[0\]\.source: "aws" is not one of tenant acme's sources \(metering\)/);
+      expect(() => synth({ tenants, pushEndpoint: { iamCallers: CALLERS } })).toThrow(
+        /trustedCostTopic=true/,
+      );
+    });
   });
 });

@@ -9,6 +9,7 @@ import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
+import { FUNCTION_CONFIG_ENV } from '../../contract/function-config';
 import { PUSH_ENV } from '../../contract/push-endpoint';
 import { apiKeyItemKey, webhookSecretItemKey } from '../../lambda/adapters/table-layout';
 import { apiKeyHash } from '../../lambda/core/ingest/api-key';
@@ -51,9 +52,10 @@ beforeAll(async () => {
 });
 afterAll(() => dynamo.destroy());
 
-const handlerWith = (extra: Record<string, unknown>) =>
+const handlerWith = (extra: Record<string, unknown>, extraEnv: Record<string, string> = {}) =>
   createPushEndpointHandler(
     {
+      ...extraEnv,
       [PUSH_ENV.config]: JSON.stringify({
         pubsub: { audience: AUDIENCE, serviceAccounts: { [ACME_SA]: 'acme' } },
         azureTenants: ['acme'],
@@ -224,6 +226,82 @@ describe('/v1/events', () => {
     expect(
       (await send('/v1/events', request('/v1/events', event, { 'x-api-key': API_KEY }))).statusCode,
     ).toBe(400);
+  });
+});
+
+describe('/v1/iam/events (SigV4, IAM role bound in iamCallers)', () => {
+  const ROLE = 'arn:aws:iam::111122223333:role/billing/metering-producer';
+  let iamHandle: ReturnType<typeof createPushEndpointHandler>;
+  beforeAll(() => {
+    // As deployed: the bindings in the function's configuration file (here inline), not PUSH_ENDPOINT.
+    iamHandle = handlerWith(
+      {},
+      {
+        [FUNCTION_CONFIG_ENV]: JSON.stringify({
+          iamCallers: [{ principal: ROLE, tenant: 'acme', source: 'metering' }],
+        }),
+      },
+    );
+  });
+  const event = {
+    eventId: 'meter-iam-1',
+    accountId: '200000000011',
+    chargePeriodStart: '2026-11-27T00:00:00Z',
+    chargeCategory: 'usage',
+    amount: '1.25',
+    currency: 'USD',
+  };
+  const signed = (role: string, body: unknown, key: string): APIGatewayProxyEventV2 => {
+    const base = request('/v1/iam/events', body, { 'idempotency-key': key });
+    return {
+      ...base,
+      requestContext: {
+        ...base.requestContext,
+        authorizer: {
+          iam: {
+            accountId: '111122223333',
+            userArn: `arn:aws:sts::111122223333:assumed-role/${role}/producer-session`,
+            callerId: 'AROAEXAMPLEID:producer-session',
+          },
+        },
+      },
+    } as APIGatewayProxyEventV2;
+  };
+
+  it('a bound role: 202 with the binding’s tenant, 200 replay, 409 for another body — the /v1/events contract', async () => {
+    const key = `iam-${Date.now()}`;
+    const first = await send('/v1/iam/events', signed('metering-producer', event, key), iamHandle);
+    expect(first.statusCode).toBe(202);
+    const replay = await send('/v1/iam/events', signed('metering-producer', event, key), iamHandle);
+    expect(replay).toMatchObject({ statusCode: 200, body: first.body });
+    const conflict = await send(
+      '/v1/iam/events',
+      signed('metering-producer', { ...event, amount: '1.26' }, key),
+      iamHandle,
+    );
+    expect(conflict.statusCode).toBe(409);
+    const calls = snsMock.commandCalls(PublishBatchCommand);
+    expect(calls).toHaveLength(1);
+    const entry = calls[0].args[0].input.PublishBatchRequestEntries?.[0];
+    expect(entry?.MessageGroupId).toBe('acme#200000000011');
+    expect(entry?.MessageAttributes?.source?.StringValue).toBe('metering');
+  });
+
+  it('an unbound role is 403 unknown-caller and nothing is published; no IAM context is 401', async () => {
+    const refused = await send(
+      '/v1/iam/events',
+      signed('someone-else', event, 'iam-unbound'),
+      iamHandle,
+    );
+    expect(refused.statusCode).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'unknown-caller' });
+    const unsigned = await send(
+      '/v1/iam/events',
+      request('/v1/iam/events', event, { 'idempotency-key': 'iam-unsigned' }),
+      iamHandle,
+    );
+    expect(unsigned.statusCode).toBe(401);
+    expect(snsMock.commandCalls(PublishBatchCommand)).toHaveLength(0);
   });
 });
 

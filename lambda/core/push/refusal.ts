@@ -12,6 +12,7 @@ export type RefusalReason =
   | 'wrong-issuer'
   | 'wrong-audience'
   | 'unknown-sender'
+  | 'unknown-caller'
   | 'unverified-email'
   | 'wrong-secret'
   | 'tenant-mismatch'

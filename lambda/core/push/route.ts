@@ -6,21 +6,19 @@
  *
  *   POST /pubsub            Pub/Sub push, OIDC token (`pubsub-token.ts`)
  *   POST /azure/{tenant}    Azure action-group webhook, `?token=` secret (`azure-secret.ts`)
- *   POST /v1/events         usage ingest API, API key + Idempotency-Key (`../ingest/ingest.ts`)
+ *   POST /v1/events         usage ingest API, API key + Idempotency-Key (`ingest-route.ts`)
+ *   POST /v1/iam/events     the same for AWS callers: SigV4 of a bound IAM role (`iam-caller.ts`)
  */
-import type { ApiKeyStore } from '../ingest/api-key';
-import { apiKeyHash, presentedApiKey } from '../ingest/api-key';
-import { isLiveBinding } from '../ingest/api-key-lifecycle';
-import { ingestEvents, type IngestPorts } from '../ingest/ingest';
-import { rateWindowAt, throttled, type RateCounter } from '../ingest/rate-limit';
-import { parseJsonExact } from '../json';
 import { planAzureWebhook } from './azure-body';
 import { verifyEntraToken, type EntraTokenPolicy } from './azure-entra-token';
 import { verifyAzureSecret } from './azure-secret';
+import type { IamCallerIdentity } from './iam-caller';
+import { ingestAsIamCaller, ingestWithApiKey, type IngestDeps } from './ingest-route';
 import type { Publication } from './publication';
 import { planPubSubPush } from './pubsub-body';
 import { verifyPubSubToken, type PubSubTokenPolicy } from './pubsub-token';
 import { refuse, type Refusal } from './refusal';
+import { parseBody } from './request-body';
 
 export interface PushRequest {
   readonly method: string;
@@ -30,6 +28,8 @@ export interface PushRequest {
   readonly query: Readonly<Record<string, string | undefined>>;
   readonly body: string;
   readonly receivedAt: Date;
+  /** The signer API Gateway's IAM authorizer verified (`requestContext.authorizer.iam`), if any. */
+  readonly iamCaller?: IamCallerIdentity;
 }
 
 export interface PushAnswer {
@@ -38,7 +38,7 @@ export interface PushAnswer {
   readonly body: string;
 }
 
-export type PushRoute = 'pubsub' | 'azure' | 'ingest';
+export type PushRoute = 'pubsub' | 'azure' | 'ingest' | 'iam';
 
 export interface PushDeps {
   readonly maxBodyBytes: number;
@@ -48,12 +48,8 @@ export interface PushDeps {
   readonly azureSecretHashOf?: (tenant: string) => Promise<string | undefined>;
   /** Tenants whose action groups use the secure webhook (Entra ID token) instead of the URL token. */
   readonly azureEntraPolicyOf?: (tenant: string) => EntraTokenPolicy | undefined;
-  readonly ingest?: {
-    readonly apiKeys: ApiKeyStore;
-    readonly ports: IngestPorts;
-    /** Requests per minute per API key (tenant and source); absent: no per-key limit. */
-    readonly rateLimit?: { readonly perMinute: number; readonly counter: RateCounter };
-  };
+  /** The ingest API: `apiKeys` opens `/v1/events`, `iamCallers` opens `/v1/iam/events`. */
+  readonly ingest?: IngestDeps;
   publish(publications: readonly Publication[]): Promise<void>;
   /** Every refusal, for the logs and the refused-auth metric. */
   onRefused(route: PushRoute | 'unknown', refusal: Refusal): void;
@@ -85,17 +81,10 @@ const refusalAnswer = (refusal: Refusal & { key?: string }): PushAnswer =>
       : {},
   );
 
-const parseBody = (text: string): { value: unknown } | Refusal => {
-  try {
-    return { value: parseJsonExact(text) };
-  } catch {
-    return refuse(400, 'malformed-body', 'the body is not JSON');
-  }
-};
-
 const routeOf = (request: PushRequest): { route: PushRoute; tenant?: string } | undefined => {
   if (request.path === '/pubsub') return { route: 'pubsub' };
   if (request.path === '/v1/events') return { route: 'ingest' };
+  if (request.path === '/v1/iam/events') return { route: 'iam' };
   const azure = AZURE_PATH.exec(request.path);
   return azure ? { route: 'azure', tenant: azure[1] } : undefined;
 };
@@ -138,46 +127,20 @@ const handleRoute = async (
     if (!('value' in body)) return body;
     return published(planAzureWebhook(body.value, sender.tenant, request.receivedAt), deps);
   }
-  const ingest = deps.ingest as NonNullable<PushDeps['ingest']>;
-  const key = presentedApiKey(request.headers);
-  if (key === undefined) return refuse(401, 'missing-credential', 'no API key');
-  const caller = await ingest.apiKeys.bindingOf(apiKeyHash(key));
-  if (caller === undefined) return refuse(401, 'wrong-secret', 'unknown API key');
-  if (!isLiveBinding(caller, request.receivedAt))
-    return refuse(401, 'expired', 'the API key was rotated out; use its replacement');
-  const limit = ingest.rateLimit;
-  if (limit !== undefined) {
-    const window = rateWindowAt(request.receivedAt.getTime());
-    const scope = `${caller.tenant}#${caller.source}`;
-    if (!(await limit.counter.take(scope, window, limit.perMinute)))
-      return throttled(window, limit.perMinute);
-  }
-  const body = parseBody(request.body);
-  if (!('value' in body)) return body;
-  const result = await ingestEvents(
-    caller,
-    request.headers['idempotency-key'],
-    body.value,
-    ingest.ports,
-  );
-  if (!result.ok) return result;
-  return {
-    status: result.status,
-    headers: { ...JSON_HEADERS, ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}) },
-    body: result.body,
-  };
+  const ingest = deps.ingest as IngestDeps;
+  return route === 'iam' ? ingestAsIamCaller(request, ingest) : ingestWithApiKey(request, ingest);
 };
 
-const isConfigured = (route: PushRoute, deps: PushDeps): boolean =>
-  route === 'pubsub'
-    ? deps.pubsub !== undefined
-    : route === 'azure'
-      ? deps.azureSecretHashOf !== undefined || deps.azureEntraPolicyOf !== undefined
-      : deps.ingest !== undefined;
+const CONFIGURED: Record<PushRoute, (deps: PushDeps) => boolean> = {
+  pubsub: (deps) => deps.pubsub !== undefined,
+  azure: (deps) => deps.azureSecretHashOf !== undefined || deps.azureEntraPolicyOf !== undefined,
+  ingest: (deps) => deps.ingest?.apiKeys !== undefined,
+  iam: (deps) => deps.ingest?.iamCallers !== undefined,
+};
 
 export const handlePush = async (request: PushRequest, deps: PushDeps): Promise<PushAnswer> => {
   const found = routeOf(request);
-  if (found === undefined || !isConfigured(found.route, deps))
+  if (found === undefined || !CONFIGURED[found.route](deps))
     return answer(404, { error: 'not-found', message: `no route ${request.path}` });
   if (request.method !== 'POST')
     return answer(405, { error: 'method-not-allowed', message: 'POST only' }, { allow: 'POST' });

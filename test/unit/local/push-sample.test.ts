@@ -1,18 +1,22 @@
 /**
  * The local run's push sample against the endpoint's own routes (lambda/core/push/route.ts) with
  * in-memory credentials, idempotency keys and rate counter, over the local HTTP API stand-in on a
- * loopback port: every request gets the answer the sample expects, the forgeries publish nothing, the
+ * loopback port (its IAM route verifying SigV4 signatures of the sample roles' local sessions): every
+ * request gets the answer the sample expects, the forgeries publish nothing, the
  * retry and the second deliveries publish nothing new, and the truth holds one alert per notification
  * and one charge per event.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { localGoogleKeys, type LocalGoogleKeys } from '../../../local/emulators/google-keys';
 import { startLocalHttpApi, type LocalHttpApi } from '../../../local/emulators/http-api';
+import type { LocalIamIdentity } from '../../../local/emulators/iam-authorizer';
 import { runPushSample, type PushCredentials } from '../../../local/phases/push';
 import { pushCheck } from '../../../local/report/push-report';
 import {
   PUSH_ACCOUNTS,
   PUSH_BURST_SIZE,
+  iamRoleArn,
+  iamSessionArn,
   pushSample,
   type PushSample,
 } from '../../../local/scenarios/push-requests';
@@ -22,14 +26,32 @@ import { apiKeyHash, type ApiKeyBinding } from '../../../lambda/core/ingest/api-
 import type { KeyRecord } from '../../../lambda/core/ingest/idempotency';
 import type { Publication } from '../../../lambda/core/push/publication';
 import { secretHash } from '../../../lambda/core/push/azure-secret';
+import { iamCallerBindings, type IamCallerIdentity } from '../../../lambda/core/push/iam-caller';
 import { handlePush, type PushDeps } from '../../../lambda/core/push/route';
+
+const REGION = 'us-east-1';
+const SAMPLE = pushSample(new TruthBuilder());
+const SESSIONS = new Map<string, LocalIamIdentity>(
+  SAMPLE.iamRoles.map((role, index) => [
+    role.name,
+    {
+      accessKeyId: `ASIATEST${index}`,
+      secretAccessKey: `secret-${role.name}`,
+      sessionToken: `token-${role.name}`,
+      userArn: iamSessionArn(role),
+      accountId: role.account,
+    },
+  ]),
+);
 
 let api: LocalHttpApi;
 let google: LocalGoogleKeys;
 let forger: LocalGoogleKeys;
 
 beforeAll(async () => {
-  api = await startLocalHttpApi();
+  api = await startLocalHttpApi({
+    iam: { region: REGION, paths: ['/v1/iam/events'], identities: [...SESSIONS.values()] },
+  });
   google = await localGoogleKeys();
   forger = await localGoogleKeys();
 });
@@ -57,6 +79,11 @@ const inMemoryEndpoint = (sample: PushSample, credentials: PushCredentials) => {
     },
     ingest: {
       apiKeys: { bindingOf: async (hash) => bindings.get(hash) },
+      iamCallers: iamCallerBindings(
+        sample.iamRoles.flatMap((role) =>
+          role.bound ? [{ principal: iamRoleArn(role), ...role.bound }] : [],
+        ),
+      ),
       ports: {
         keys: {
           claim: async (key, bodyHash) => {
@@ -98,6 +125,8 @@ const inMemoryEndpoint = (sample: PushSample, credentials: PushCredentials) => {
         query: event.queryStringParameters ?? {},
         body: event.body ?? '',
         receivedAt: new Date(event.requestContext.timeEpoch),
+        iamCaller: (event.requestContext as { authorizer?: { iam?: IamCallerIdentity } }).authorizer
+          ?.iam,
       },
       deps,
     );
@@ -109,6 +138,7 @@ const inMemoryEndpoint = (sample: PushSample, credentials: PushCredentials) => {
 const credentialsFor = (sample: PushSample): PushCredentials => ({
   apiKeys: new Map(sample.apiKeys.map(({ name }) => [name, `bd_test_${name}_0123456789abcdef`])),
   azureTokens: new Map(sample.azureTenants.map((tenant) => [tenant, `azure-token-${tenant}-0123`])),
+  iam: { region: REGION, sessions: SESSIONS },
 });
 
 describe('the push sample', () => {
@@ -157,15 +187,28 @@ describe('the push sample', () => {
       refused: { 'tenant-mismatch': 1, 'wrong-secret': 1 },
     });
     expect(report.byRoute.ingest.throttled).toBeGreaterThanOrEqual(1);
+    // The bound role's signed event is accepted; an unbound role reaches the function and is refused
+    // there; a forged signature is refused by the (stand-in) gateway before the function runs.
+    expect(report.byRoute.iam).toEqual({
+      accepted: 1,
+      replayed: 0,
+      conflicts: 0,
+      refused: { 'unknown-caller': 1, '403': 1 },
+      throttled: 0,
+    });
     // What reached the topics: the accepted requests only — the second deliveries are duplicates the
     // consumers drop; the replay, the conflict and every forgery published nothing.
     const alerts = published.filter((p) => p.topic === 'alerts');
     const charges = published.filter((p) => p.topic === 'cost-events');
     expect(alerts).toHaveLength(2 + 3);
-    expect(charges).toHaveLength(2 + 3 + PUSH_BURST_SIZE);
+    expect(charges).toHaveLength(2 + 3 + 1 + PUSH_BURST_SIZE);
     expect(new Set(charges.map((p) => p.messageDeduplicationId)).size).toBe(
-      1 + 3 + PUSH_BURST_SIZE,
+      1 + 3 + 1 + PUSH_BURST_SIZE,
     );
+    expect(charges.find((p) => p.message.includes('meter-iam-0001'))?.attributes).toMatchObject({
+      tenant: 'acme',
+      source: 'metering',
+    });
     expect(published.every((p) => p.tenant === 'acme' || p.tenant === 'initech')).toBe(true);
     // The AIP alert's key depends on when it was received: the answer carries it.
     expect(report.outcomes.filter((outcome) => outcome.alertKey)).toHaveLength(1);
@@ -182,8 +225,8 @@ describe('the push sample', () => {
         tenant: 'acme',
         accountId: PUSH_ACCOUNTS.acme,
         period: '2026-11',
-        total: '34.25',
-        charges: 4,
+        total: '36.65',
+        charges: 5,
       }),
       expect.objectContaining({
         tenant: 'initech',
