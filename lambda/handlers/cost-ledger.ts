@@ -7,7 +7,7 @@ import { DynamoPeriodStates } from '../adapters/dynamo-period-states';
 import { ledgerTableName, tenantBindings } from '../adapters/settings';
 import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
-import { LossRate } from '../core/group-size';
+import { LossRate, STANDARD_QUEUE_LOSS_PRIOR } from '../core/group-size';
 import { TenantRouter } from '../core/tenant-binding';
 import { batchHandler, onFirstInvocation, wireConsumer, type ConsumerClients } from './consumer';
 
@@ -36,7 +36,7 @@ export const createCostLedgerHandler = (
   });
   // How often this environment's grouped charges lose their race: it sizes the grouped transactions
   // and decides whether charges are leased before they are sent.
-  const lossRate = new LossRate();
+  const lossRate = new LossRate(settings.fifo ? undefined : STANDARD_QUEUE_LOSS_PRIOR);
   const leasedLossRate = new LossRate();
   const leases = new DynamoChargeLeases({
     client: clients.dynamo,
