@@ -1,24 +1,17 @@
 /**
  * Billing periods in the ledger table (docs/ledger.md): the PERIOD item and its audit records in the
  * account-period's partition, and the closed stamp on every total shard, which is what refuses commits.
- * The port the cost core and the CLI talk to; close/reopen, void and status each live in their module.
+ * The port the CLI and the export and auto-close functions talk to; close/reopen, void and status each
+ * live in their module, the reads the cost consumer needs in `dynamo-period-states.ts`.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_TOTAL_SHARDS } from '../../contract/environment';
-import type {
-  CloseOptions,
-  PeriodKey,
-  PeriodPort,
-  PeriodState,
-  PeriodStatus,
-  VoidRequest,
-} from '../core/ports';
-import type { Supersession } from '../core/ledger-total';
+import type { CloseOptions, PeriodKey, PeriodPort, PeriodStatus, VoidRequest } from '../core/ports';
 import { jitteredBackoff } from './dynamo-kit/backoff';
-import { readSupersession } from './period-supersession';
+import { DynamoPeriodStates } from './dynamo-period-states';
 import { close, reopen } from './period-close';
 import { list, status } from './period-status';
-import { stateOf, type PeriodTable } from './period-table';
+import type { PeriodTable } from './period-table';
 import { voidCharge } from './period-void';
 
 export interface DynamoPeriodsOptions {
@@ -39,10 +32,11 @@ const DEFAULT_MAX_ATTEMPTS = 20;
 /** Back-off between contended attempts: up to 10 ms · 2^attempt, at most 1 s, jittered. */
 const BACKOFF = { baseMs: 10, capMs: 1_000 };
 
-export class DynamoPeriods implements PeriodPort {
+export class DynamoPeriods extends DynamoPeriodStates implements PeriodPort {
   private readonly table: PeriodTable;
 
   constructor(options: DynamoPeriodsOptions) {
+    super(options);
     this.table = {
       client: options.client,
       table: options.ledgerTable,
@@ -56,14 +50,6 @@ export class DynamoPeriods implements PeriodPort {
           ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
         }),
     };
-  }
-
-  stateOf(key: PeriodKey): Promise<PeriodState> {
-    return stateOf(this.table, key);
-  }
-
-  supersession(key: PeriodKey): Promise<Supersession | undefined> {
-    return readSupersession(this.table.client, this.table.table, key);
   }
 
   close(key: PeriodKey, by: string, reason: string, options?: CloseOptions): Promise<PeriodStatus> {

@@ -27,7 +27,10 @@ export interface PeriodTable {
 export const partitionOf = (key: PeriodKey): string =>
   ledgerPartitionKeyOf(key.tenant, key.accountId, key.period);
 
-export const periodItem = async (t: PeriodTable, key: PeriodKey): Promise<Item | undefined> => {
+/** What a read of the PERIOD item needs of the table. */
+export type PeriodReader = Pick<PeriodTable, 'client' | 'table'>;
+
+export const periodItem = async (t: PeriodReader, key: PeriodKey): Promise<Item | undefined> => {
   const response = await t.client.send(
     new GetItemCommand({
       TableName: t.table,
@@ -38,7 +41,7 @@ export const periodItem = async (t: PeriodTable, key: PeriodKey): Promise<Item |
   return response.Item;
 };
 
-export const stateOf = async (t: PeriodTable, key: PeriodKey): Promise<PeriodState> =>
+export const stateOf = async (t: PeriodReader, key: PeriodKey): Promise<PeriodState> =>
   (await periodItem(t, key))?.state?.S === 'closed' ? 'closed' : 'open';
 
 /** Undefined when committed; the cancellation codes when a condition or a concurrent writer stopped it. */

@@ -1,4 +1,4 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DeadLetterPort, Rejection, SqsRecordInput } from '../core/ports';
 import { DeadLettersOnce } from './dead-letters-once';
@@ -6,7 +6,8 @@ import { fitAttributes, type AttributeCandidate } from './sqs-attribute-values';
 import { dedupScopeOf, type DedupScope } from './table-layout';
 
 export interface SqsDeadLettersOptions {
-  client: SQSClient;
+  /** The DLQ's client; absent: one for the environment, created on the first dead letter. */
+  client?: SQSClient;
   queueUrl: string;
   fifo: boolean;
   stream: string;
@@ -51,9 +52,17 @@ const attributeBudget = (body: string): number => {
  * fail on every retry); the rejection's own attributes come first, then up to four original ones.
  */
 export class SqsDeadLetters implements DeadLetterPort {
-  constructor(private readonly options: SqsDeadLettersOptions) {}
+  private client?: SQSClient;
+
+  constructor(private readonly options: SqsDeadLettersOptions) {
+    this.client = options.client;
+  }
 
   async send(record: SqsRecordInput, rejection: Rejection): Promise<void> {
+    // Loaded on the first dead letter, not at module init: most containers reject nothing, and the SQS
+    // client was a fifth of the cost consumer's init overhead (docs/benchmarks.md, "Cold start").
+    const { SendMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
+    const client = (this.client ??= new SQSClient({}));
     const now = this.options.now ?? Date.now;
     const ours: AttributeCandidate[] = [
       { name: REJECTION_ATTRIBUTES.code, value: rejection.code, maxBytes: MAX_VALUE_BYTES.code },
@@ -93,7 +102,7 @@ export class SqsDeadLetters implements DeadLetterPort {
             ]
           : [],
     );
-    await this.options.client.send(
+    await client.send(
       new SendMessageCommand({
         QueueUrl: this.options.queueUrl,
         MessageBody: record.body,
@@ -112,11 +121,11 @@ export class SqsDeadLetters implements DeadLetterPort {
 /** The DLQ of the stream a consumer's settings describe, forwarding each SQS message once. */
 export const deadLettersFor = (
   settings: DedupScope & { dlqUrl: string; fifo: boolean },
-  clients: { sqs: SQSClient; dynamo: DynamoDBClient },
+  clients: { sqs?: SQSClient; dynamo: DynamoDBClient },
 ): DeadLetterPort =>
   new DeadLettersOnce(
     new SqsDeadLetters({
-      client: clients.sqs,
+      ...(clients.sqs ? { client: clients.sqs } : {}),
       queueUrl: settings.dlqUrl,
       fifo: settings.fifo,
       stream: settings.stream,

@@ -105,6 +105,15 @@ export const chooseCommitPlan = (
     : { lease: false, groupSize };
 };
 
+/**
+ * What an environment of a standard queue assumes before it has seen a race: 1 charge in 10 lost, as
+ * much evidence as 20 charges. A new environment on a hot account then leases from its first batch,
+ * like the environments already running there, instead of racing them with unleased groups until its
+ * own losses show (a lease only stops a race with another lease); where nothing races, the prior fades
+ * within a few batches. FIFO queues have one batch of a group in flight and start at 0.
+ */
+export const STANDARD_QUEUE_LOSS_PRIOR = { rate: 0.1, weight: 20 } as const;
+
 /** Charges observed before the older half of the record is let go: the rate follows the recent traffic. */
 const WINDOW = 1_000;
 
@@ -113,8 +122,14 @@ const WINDOW = 1_000;
  * Kept across invocations by the handler; none seen yet means 0 (groups as big as allowed).
  */
 export class LossRate {
-  private charges = 0;
-  private losers = 0;
+  private charges: number;
+  private losers: number;
+
+  /** `prior`: the rate assumed before anything is seen, weighing as much as `weight` observed charges. */
+  constructor(prior?: { rate: number; weight: number }) {
+    this.charges = prior?.weight ?? 0;
+    this.losers = prior ? prior.rate * prior.weight : 0;
+  }
 
   observe(charges: number, losers: number): void {
     this.charges += charges;

@@ -1,6 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { notificationsTopicArn } from '../adapters/settings';
 import { SnsNotifier } from '../adapters/sns-notifier';
@@ -19,7 +18,6 @@ export const createBudgetAlertsHandler = (
   env: NodeJS.ProcessEnv = process.env,
   clients: BudgetAlertsClients = {
     dynamo: new DynamoDBClient({}),
-    sqs: new SQSClient({}),
     sns: new SNSClient({}),
   },
   observe?: BatchObserver,

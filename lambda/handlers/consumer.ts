@@ -33,7 +33,8 @@ export interface ConsumerWiring {
 
 export interface ConsumerClients {
   dynamo: DynamoDBClient;
-  sqs: SQSClient;
+  /** The DLQ's client (local runs, tests); absent: the DLQ creates the environment's on its first send. */
+  sqs?: SQSClient;
   /** Where the archive puts its objects, and with which credentials (local runs; default: the environment's S3). */
   s3?: S3Client;
   /** The archive's put itself (tests wrap `signedS3PutLike` to inject faults); wins over `s3`. */

@@ -1,17 +1,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readLateChargePolicy, readTotalShards } from '../../contract/environment';
 import { DynamoChargeLeases } from '../adapters/charge-leases';
 import { DynamoLedger } from '../adapters/dynamo-ledger';
-import { DynamoPeriods } from '../adapters/dynamo-periods';
+import { DynamoPeriodStates } from '../adapters/dynamo-period-states';
 import { ledgerTableName, tenantBindings } from '../adapters/settings';
 import type { BatchObserver } from '../core/batch';
 import { processCostBatch } from '../core/cost-processor';
-import { LossRate } from '../core/group-size';
+import { LossRate, STANDARD_QUEUE_LOSS_PRIOR } from '../core/group-size';
 import { TenantRouter } from '../core/tenant-binding';
 import { batchHandler, onFirstInvocation, wireConsumer, type ConsumerClients } from './consumer';
-import { RemainingTime } from './remaining-time';
 
 /** The clients of the cost consumer (`s3` / `archiveStore`: where its archive puts, see ConsumerClients). */
 export type CostLedgerClients = ConsumerClients;
@@ -19,7 +17,7 @@ export type CostLedgerClients = ConsumerClients;
 /** Wires adapters to the core once per container; clients are injectable for local runs and tests. */
 export const createCostLedgerHandler = (
   env: NodeJS.ProcessEnv = process.env,
-  clients: CostLedgerClients = { dynamo: new DynamoDBClient({}), sqs: new SQSClient({}) },
+  clients: CostLedgerClients = { dynamo: new DynamoDBClient({}) },
   observe?: BatchObserver,
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
   const wiring = wireConsumer(env, clients);
@@ -27,22 +25,18 @@ export const createCostLedgerHandler = (
   const tenants = new TenantRouter(tenantBindings(env));
   const totalShards = readTotalShards(env);
   const lateChargePolicy = readLateChargePolicy(env);
-  // Every back-off of the stores stops short of the running invocation's end.
-  const remaining = new RemainingTime();
   const ledger = new DynamoLedger({
     client: clients.dynamo,
     ledgerTable: ledgerTableName(env),
     totalShards,
   });
-  const periods = new DynamoPeriods({
+  const periods = new DynamoPeriodStates({
     client: clients.dynamo,
     ledgerTable: ledgerTableName(env),
-    totalShards,
-    remainingMs: remaining.ms,
   });
   // How often this environment's grouped charges lose their race: it sizes the grouped transactions
   // and decides whether charges are leased before they are sent.
-  const lossRate = new LossRate();
+  const lossRate = new LossRate(settings.fifo ? undefined : STANDARD_QUEUE_LOSS_PRIOR);
   const leasedLossRate = new LossRate();
   const leases = new DynamoChargeLeases({
     client: clients.dynamo,
@@ -51,9 +45,8 @@ export const createCostLedgerHandler = (
   });
   return batchHandler(
     wiring,
-    (records, context) => {
-      remaining.use(context);
-      return processCostBatch(records, {
+    (records, context) =>
+      processCostBatch(records, {
         ...settings,
         lossRate,
         leasedLossRate,
@@ -64,8 +57,7 @@ export const createCostLedgerHandler = (
         periods,
         lateChargePolicy,
         ...(context ? { deadline: () => context.getRemainingTimeInMillis() } : {}),
-      });
-    },
+      }),
     observe,
   );
 };

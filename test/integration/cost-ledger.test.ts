@@ -135,11 +135,47 @@ describe('cost ledger handler against DynamoDB Local', () => {
     records.push(sqsRecord(costEvent({ accountId: account, amount: '1.1', skuId: 'sku-0' })));
     const response = await handler(sqsEvent(records));
     expect(response.batchItemFailures).toEqual([]);
-    expect(counter.snapshot()).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
+    // A new environment of a standard queue assumes races (STANDARD_QUEUE_LOSS_PRIOR): it leases the
+    // 9 distinct charges of one partition first (the copy of sku-0 is decided in memory).
+    expect(counter.snapshot()).toEqual({
+      BatchGetItemCommand: 1,
+      PutItemCommand: 9,
+      TransactWriteItemsCommand: 1,
+    });
     expect(await totalsOf(account)).toEqual({
       USD: { total: '39.6', charges: 8 },
       EUR: { total: '9.9', charges: 1 },
     });
+  });
+
+  it("a standard queue's environment stops leasing once its batches show no races", async () => {
+    const { handler } = await newHandler();
+    const batchOf = (account: string) =>
+      sqsEvent(
+        ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'].map((amount, index) =>
+          sqsRecord(costEvent({ accountId: account, amount, skuId: `sku-${index}` })),
+        ),
+      );
+    const leasesPerBatch: number[] = [];
+    for (const account of ['acct-fade-1', 'acct-fade-2', 'acct-fade-3']) {
+      counter.reset();
+      expect((await handler(batchOf(account))).batchItemFailures).toEqual([]);
+      leasesPerBatch.push(counter.snapshot().PutItemCommand ?? 0);
+      expect(await totalsOf(account)).toEqual({ USD: { total: '55', charges: 10 } });
+    }
+    expect(leasesPerBatch).toEqual([10, 10, 0]);
+  });
+
+  it("a FIFO queue's environment starts without leases (one batch of a group in flight)", async () => {
+    const { handler } = await newHandler(true);
+    const account = 'acct-fifo-grouped';
+    const records = ['1', '2', '3', '4', '5'].map((amount, index) =>
+      sqsRecord(costEvent({ accountId: account, amount, skuId: `sku-${index}` }), {
+        groupId: fifoGroupId('acme', account),
+      }),
+    );
+    expect((await handler(sqsEvent(records))).batchItemFailures).toEqual([]);
+    expect(counter.snapshot()).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
   });
 
   it('restates a line item by its delta with one pre-read and one transaction, even out of order', async () => {

@@ -4,6 +4,7 @@ import {
   expectedItemsPerCharge,
   expectedItemsPerLeasedCharge,
   LossRate,
+  STANDARD_QUEUE_LOSS_PRIOR,
 } from '../../lambda/core/group-size';
 
 const accounts = (n: number) => Array.from({ length: n }, (_, index) => `account-${index}`);
@@ -77,5 +78,19 @@ describe('LossRate', () => {
     expect(rate.value).toBeCloseTo(250 / 505, 12);
     for (let i = 0; i < 200; i++) rate.observe(10, 0);
     expect(rate.value).toBeLessThan(0.1);
+  });
+
+  it("a standard queue's prior: a new environment leases charges sharing a shard from its first batch", () => {
+    const rate = new LossRate(STANDARD_QUEUE_LOSS_PRIOR);
+    expect(rate.value).toBe(0.1);
+    expect(chooseCommitPlan(oneAccount(7), rate.value, 50).lease).toBe(true);
+    expect(chooseCommitPlan(accounts(8), rate.value, 50).lease).toBe(false);
+  });
+
+  it('the prior fades where nothing races: no lease after a few batches', () => {
+    const rate = new LossRate(STANDARD_QUEUE_LOSS_PRIOR);
+    for (let batch = 0; batch < 4; batch++) rate.observe(10, 0);
+    expect(rate.value).toBeCloseTo(2 / 60, 12);
+    expect(chooseCommitPlan(oneAccount(7), rate.value, 50).lease).toBe(false);
   });
 });

@@ -101,3 +101,23 @@ describe('SqsDeadLetters', () => {
     await expect(deadLetters(false).send(sqsRecord('x'), rejection)).rejects.toBe(error);
   });
 });
+
+describe('SqsDeadLetters without a client (the functions: the SQS client loads on the first dead letter)', () => {
+  it('creates one client on the first send and reuses it', async () => {
+    const everyClient = mockClient(SQSClient);
+    everyClient.on(SendMessageCommand).resolves({ MessageId: 'dlq-message' });
+    try {
+      const lazy = new SqsDeadLetters({ queueUrl: DLQ_URL, fifo: false, stream: 'cost-events' });
+      await lazy.send(sqsRecord('not json', { messageId: 'a' }), rejection);
+      await lazy.send(sqsRecord('not json either', { messageId: 'b' }), rejection);
+      const calls = everyClient.commandCalls(SendMessageCommand);
+      expect(calls.map((call) => call.args[0].input.MessageBody)).toEqual([
+        'not json',
+        'not json either',
+      ]);
+      expect(calls[0].thisValue).toBe(calls[1].thisValue);
+    } finally {
+      everyClient.restore();
+    }
+  });
+});
