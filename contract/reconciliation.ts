@@ -25,8 +25,10 @@ export const DEFAULT_RECONCILIATION_LOOKBACK_DAYS = 45;
 export const DEFAULT_RECONCILIATION_TIME_UTC = '04:30';
 /** CloudWatch metrics of a run (namespace contract/telemetry.ts METRIC_NAMESPACE, dimension service). */
 export const RECONCILIATION_METRICS = {
-  /** Final figures above the tolerance in the run: the alarm's metric. */
+  /** Final figures above the tolerance, plus incomplete counted export snapshots, in the run: the alarm's metric. */
   paging: 'reconciliationPaging',
+  /** Account-period records whose counted export snapshot did not read every row of its files. */
+  incomplete: 'reconciliationIncomplete',
   /** Records per status (dimension `status`). */
   records: 'reconciliationRecords',
   /** |difference| of the largest drift of the run, in its own currency (display only). */

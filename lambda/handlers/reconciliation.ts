@@ -22,8 +22,8 @@ import {
 } from '../../contract/reconciliation';
 import { CostExplorerTotals } from '../adapters/cost-explorer-totals';
 import { InvoicingTotals } from '../adapters/invoicing-totals';
-import { readLedgerInScope } from '../adapters/reconciliation-ledger';
-import { writeReconciliations } from '../adapters/reconciliation-records';
+import { readInScope, type LedgerInScope } from '../adapters/reconciliation-ledger';
+import { writeCompleteness, writeReconciliations } from '../adapters/reconciliation-records';
 import { SnsPublishOnce } from '../adapters/sns-publish-once';
 import { createTelemetry, type Telemetry } from '../adapters/telemetry';
 import { RECONCILIATION_STATUSES, toleranceRatioOfPercent } from '../core/reconciliation/compare';
@@ -134,17 +134,28 @@ export const createReconciliationHandler = (
   return async (
     _event: ScheduledEvent | Record<string, never>,
     context?: Context,
-  ): Promise<Omit<RunResult, 'records'> & { records: number; providerRequests: number }> => {
+  ): Promise<
+    Omit<RunResult, 'records' | 'completeness'> & {
+      records: number;
+      incomplete: number;
+      providerRequests: number;
+    }
+  > => {
     if (context) notifier.useContext(context);
     const at = now();
     const provider = providerTotals(settings, clients, now);
+    let ledger: Promise<LedgerInScope> | undefined;
+    const inScope = () =>
+      (ledger ??= readInScope(clients.dynamo, settings.ledgerTable, at, settings.lookbackDays));
     const result = await runReconciliation(
       {
-        ledgerFigures: () =>
-          readLedgerInScope(clients.dynamo, settings.ledgerTable, at, settings.lookbackDays),
+        ledgerFigures: async () => (await inScope()).figures,
+        snapshotCompleteness: async () => (await inScope()).completeness,
         providerAnswers: async (period) => [await provider.periodTotals(period)],
         store: (records, checkedAt) =>
           writeReconciliations(clients.dynamo, settings.ledgerTable, records, checkedAt),
+        storeCompleteness: (records, checkedAt) =>
+          writeCompleteness(clients.dynamo, settings.ledgerTable, records, checkedAt),
         notifyOnce: (key, message) => notifier.publish(key, message),
       },
       {
@@ -157,8 +168,10 @@ export const createReconciliationHandler = (
       },
     );
     const { metrics, logger } = telemetry;
-    const paging = result.summaries.reduce((sum, s) => sum + s.paging, 0);
+    const incomplete = result.completeness.filter((r) => r.pages).length;
+    const paging = result.summaries.reduce((sum, s) => sum + s.paging, 0) + incomplete;
     metrics.addMetric(RECONCILIATION_METRICS.paging, MetricUnit.Count, paging);
+    metrics.addMetric(RECONCILIATION_METRICS.incomplete, MetricUnit.Count, incomplete);
     metrics.addMetric(RECONCILIATION_METRICS.providerRequests, MetricUnit.Count, provider.requests);
     const largest = result.summaries
       .map((s) => s.largest)
@@ -174,14 +187,18 @@ export const createReconciliationHandler = (
       single.addMetric(RECONCILIATION_METRICS.records, MetricUnit.Count, count);
     }
     metrics.publishStoredMetrics();
+    const { completeness, ...rest } = result;
     const summary = {
-      ...result,
+      ...rest,
       records: result.records.length,
+      incomplete,
       providerRequests: provider.requests,
     };
     logger.info('reconciliation', summary);
     for (const record of result.records.filter((r) => r.status !== 'ok'))
       logger.warn('reconciliation difference', { ...record });
+    for (const record of completeness.filter((r) => r.pages))
+      logger.warn('export snapshot incomplete', { ...record });
     return summary;
   };
 };

@@ -194,7 +194,9 @@ export class Reconciliation extends Construct {
         '`billing-dedup reconcile --period YYYY-MM` for the period in the notification (kind reconciliation-drift); ' +
         'missing-in-ledger: look for an export or stream that never arrived (dlq peek, export status); ' +
         'missing-at-provider: look for a wrong account id or tenant; drift: compare the statement (ledger statement) ' +
-        'with the provider invoice, then fix by an export re-delivery or a charge void. The alarm clears after a night without drift.',
+        'with the provider invoice, then fix by an export re-delivery or a charge void; an incomplete export snapshot ' +
+        '(kind reconciliation-incomplete: rows read differ from the rows its files hold): re-deliver the export. ' +
+        'The alarm clears after a night without either.',
       metric: this.pagingMetric(),
       threshold: 1,
       evaluationPeriods: 1,
@@ -255,12 +257,21 @@ export class Reconciliation extends Construct {
           }),
         ),
         stacked: true,
-        width: 10,
+        width: 8,
       }),
       new cloudwatch.SingleValueWidget({
-        title: 'reconciliation: final figures above tolerance',
+        title: 'reconciliation: paging (drift + incomplete)',
         metrics: [this.pagingMetric().with({ label: 'paging' })],
-        width: 5,
+        width: 4,
+      }),
+      new cloudwatch.SingleValueWidget({
+        title: 'reconciliation: incomplete export snapshots (account-periods)',
+        metrics: [
+          this.metric(RECONCILIATION_METRICS.incomplete, cloudwatch.Stats.MAXIMUM).with({
+            label: 'incomplete',
+          }),
+        ],
+        width: 4,
       }),
       new cloudwatch.SingleValueWidget({
         title: 'reconciliation: largest |difference|',
@@ -269,7 +280,7 @@ export class Reconciliation extends Construct {
             label: 'largest drift',
           }),
         ],
-        width: 5,
+        width: 4,
       }),
       new cloudwatch.GraphWidget({
         title: 'reconciliation: Cost Explorer requests',

@@ -142,7 +142,9 @@ describe('nightly reconciliation (config reconciliation*)', () => {
       Namespace: 'BillingDedup',
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      AlarmDescription: Match.stringLikeRegexp('Runbook.*billing-dedup reconcile --period'),
+      AlarmDescription: Match.stringLikeRegexp(
+        'Runbook.*billing-dedup reconcile --period.*reconciliation-incomplete',
+      ),
       AlarmActions: [Match.anyValue()],
     });
     const body = JSON.stringify(
@@ -150,6 +152,7 @@ describe('nightly reconciliation (config reconciliation*)', () => {
     );
     expect(body).toContain('reconciliation: records by status');
     expect(body).toContain('reconciliationLargestDifference');
+    expect(body).toContain('reconciliationIncomplete');
     expect(body).toContain('ReconciliationDrift');
   });
 });
