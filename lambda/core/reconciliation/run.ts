@@ -1,6 +1,8 @@
 /**
  * One reconciliation run, over ports: read the ledger's in-scope figures, ask the provider for each
- * period of them (and the current one), compare, store every record, notify each record that pages.
+ * period of them (and the current one), compare, store every record, notify each record that pages;
+ * beside them the completeness of the counted export snapshots, an incomplete one notified once per
+ * execution.
  * The same orchestration serves the scheduled function, `billing-dedup reconcile --run` and the local run.
  */
 import {
