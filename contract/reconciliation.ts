@@ -12,6 +12,10 @@ export const RECONCILIATION_ENV = {
   provider: 'RECONCILIATION_PROVIDER',
   /** Comma-separated billing accounts whose invoices are summed (provider `invoicing`). */
   invoiceAccounts: 'RECONCILIATION_INVOICE_ACCOUNTS',
+  /** A role in the payer (or management) account the function assumes to ask the provider. */
+  roleArn: 'RECONCILIATION_ROLE_ARN',
+  /** The ExternalId the role's trust policy requires. */
+  externalId: 'RECONCILIATION_EXTERNAL_ID',
 } as const;
 
 /** Cost Explorer per linked account (every night), or the invoices per billing account (closed periods). */

@@ -2,6 +2,7 @@ import { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
 import { InvoicingClient } from '@aws-sdk/client-invoicing';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { STSClient } from '@aws-sdk/client-sts';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import {
@@ -20,6 +21,7 @@ import {
   RECONCILIATION_ENV,
   RECONCILIATION_METRICS,
 } from '../../contract/reconciliation';
+import { assumedRoleCredentials } from '../adapters/assumed-role-credentials';
 import { CostExplorerTotals } from '../adapters/cost-explorer-totals';
 import { InvoicingTotals } from '../adapters/invoicing-totals';
 import { readInScope, type LedgerInScope } from '../adapters/reconciliation-ledger';
@@ -38,6 +40,8 @@ export interface ReconciliationClients {
   costExplorer: CostExplorerClient;
   /** Needed with provider `invoicing` only. */
   invoicing?: InvoicingClient;
+  /** Assumes the payer role (config `reconciliationRoleArn`); default: a client of the function's region. */
+  sts?: STSClient;
   sns: SNSClient;
   now?: () => number;
   telemetry?: Telemetry;
@@ -52,6 +56,8 @@ export interface ReconciliationSettings {
   provider: ReconciliationProvider;
   /** The billing accounts whose invoices are summed (provider `invoicing`). */
   invoiceAccounts: string[];
+  /** A payer role assumed to ask the provider (config `reconciliationRoleArn`), with its ExternalId. */
+  payerRole?: { roleArn: string; externalId: string };
 }
 
 export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSettings => {
@@ -78,6 +84,12 @@ export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSe
     throw new Error(
       `Environment variable ${RECONCILIATION_ENV.invoiceAccounts} must name the billing accounts whose invoices are summed`,
     );
+  const roleArn = text(RECONCILIATION_ENV.roleArn);
+  const externalId = text(RECONCILIATION_ENV.externalId);
+  if ((roleArn === undefined) !== (externalId === undefined))
+    throw new Error(
+      `Environment variables ${RECONCILIATION_ENV.roleArn} and ${RECONCILIATION_ENV.externalId} go together`,
+    );
   return {
     ledgerTable: readRequired(env, ENV.ledgerTableName),
     tolerancePercent:
@@ -87,19 +99,47 @@ export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSe
     ...(payerTenant ? { payerTenant } : {}),
     provider,
     invoiceAccounts,
+    ...(roleArn && externalId ? { payerRole: { roleArn, externalId } } : {}),
+  };
+};
+
+/** Where Cost Explorer and the Invoicing API are: both answer in us-east-1 only. */
+const PROVIDER_REGION = 'us-east-1';
+
+/**
+ * The clients that ask the provider: the given ones (the function's own credentials), or, with a payer
+ * role, new ones whose credentials come from assuming it.
+ */
+const providerClients = (
+  settings: ReconciliationSettings,
+  clients: ReconciliationClients,
+): { costExplorer: CostExplorerClient; invoicing?: InvoicingClient } => {
+  if (!settings.payerRole)
+    return {
+      costExplorer: clients.costExplorer,
+      ...(clients.invoicing ? { invoicing: clients.invoicing } : {}),
+    };
+  const credentials = assumedRoleCredentials({
+    sts: clients.sts ?? new STSClient({}),
+    ...settings.payerRole,
+    sessionName: 'billing-dedup-reconciliation',
+  });
+  return {
+    costExplorer: new CostExplorerClient({ region: PROVIDER_REGION, credentials }),
+    invoicing: new InvoicingClient({ region: PROVIDER_REGION, credentials }),
   };
 };
 
 /** The provider's figures as configured: Cost Explorer, or the invoices of the billing accounts. */
 const providerTotals = (
   settings: ReconciliationSettings,
-  clients: ReconciliationClients,
+  clients: { costExplorer: CostExplorerClient; invoicing?: InvoicingClient },
   now: () => number,
 ): CostExplorerTotals | InvoicingTotals => {
   const claimed = settings.payerTenant ? { claimedBy: settings.payerTenant } : {};
   return settings.provider === 'invoicing'
     ? new InvoicingTotals({
-        client: clients.invoicing ?? new InvoicingClient({ region: 'us-east-1' }),
+        client: clients.invoicing ?? new InvoicingClient({ region: PROVIDER_REGION }),
         accounts: settings.invoiceAccounts,
         now,
         ...claimed,
@@ -121,6 +161,7 @@ export const createReconciliationHandler = (
   },
 ) => {
   const settings = reconciliationSettings(env);
+  const askers = providerClients(settings, clients);
   const now = clients.now ?? Date.now;
   const telemetry = clients.telemetry ?? createTelemetry(env);
   const notifier = new SnsPublishOnce({
@@ -143,7 +184,7 @@ export const createReconciliationHandler = (
   > => {
     if (context) notifier.useContext(context);
     const at = now();
-    const provider = providerTotals(settings, clients, now);
+    const provider = providerTotals(settings, askers, now);
     let ledger: Promise<LedgerInScope> | undefined;
     const inScope = () =>
       (ledger ??= readInScope(clients.dynamo, settings.ledgerTable, at, settings.lookbackDays));

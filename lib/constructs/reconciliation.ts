@@ -47,6 +47,8 @@ export interface ReconciliationProps {
   /** Config `reconciliationProvider` and, for `invoicing`, its billing accounts. */
   readonly provider: string;
   readonly invoiceAccounts: readonly string[];
+  /** Config `reconciliationRoleArn` / `reconciliationExternalId`: a payer role assumed to ask the provider. */
+  readonly payerRole?: { readonly roleArn: string; readonly externalId: string };
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
   readonly logLevel: string;
@@ -95,6 +97,12 @@ export class Reconciliation extends Construct {
         ...(props.invoiceAccounts.length > 0
           ? { [RECONCILIATION_ENV.invoiceAccounts]: props.invoiceAccounts.join(',') }
           : {}),
+        ...(props.payerRole
+          ? {
+              [RECONCILIATION_ENV.roleArn]: props.payerRole.roleArn,
+              [RECONCILIATION_ENV.externalId]: props.payerRole.externalId,
+            }
+          : {}),
       },
     });
     const role = this.function.role;
@@ -136,12 +144,21 @@ export class Reconciliation extends Construct {
       resources: [props.messagingKeyArn],
       conditions: { StringEquals: { 'kms:ViaService': `sns.${Aws.REGION}.amazonaws.com` } },
     });
-    add({
-      sid: 'ReadProviderTotals',
-      // Cost Explorer and Invoicing have no resource-level permissions: `*` is the only resource.
-      actions: ['ce:GetCostAndUsage', 'invoicing:ListInvoiceSummaries'],
-      resources: ['*'],
-    });
+    if (props.payerRole) {
+      // The provider is asked under the payer role: the function's own role needs only to assume it.
+      add({
+        sid: 'AssumePayerRole',
+        actions: ['sts:AssumeRole'],
+        resources: [props.payerRole.roleArn],
+      });
+    } else {
+      add({
+        sid: 'ReadProviderTotals',
+        // Cost Explorer and Invoicing have no resource-level permissions: `*` is the only resource.
+        actions: ['ce:GetCostAndUsage', 'invoicing:ListInvoiceSummaries'],
+        resources: ['*'],
+      });
+    }
 
     const { hour, minute } = parseTimeUtc(props.timeUtc);
     // L1 with its own role: the L2 target grants `<function>:*` too (every version); this one may invoke
@@ -172,19 +189,20 @@ export class Reconciliation extends Construct {
         retryPolicy: { maximumRetryAttempts: 2, maximumEventAgeInSeconds: 6 * 3600 },
       },
     });
-    NagSuppressions.addResourceSuppressions(
-      role,
-      [
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'Cost Explorer (ce:GetCostAndUsage) and the Invoicing API (invoicing:ListInvoiceSummaries) define no ' +
-            'resource types: the service authorization reference allows only `*` as their resource.',
-          appliesTo: ['Resource::*'],
-        },
-      ],
-      true,
-    );
+    if (!props.payerRole)
+      NagSuppressions.addResourceSuppressions(
+        role,
+        [
+          {
+            id: 'AwsSolutions-IAM5',
+            reason:
+              'Cost Explorer (ce:GetCostAndUsage) and the Invoicing API (invoicing:ListInvoiceSummaries) define no ' +
+              'resource types: the service authorization reference allows only `*` as their resource.',
+            appliesTo: ['Resource::*'],
+          },
+        ],
+        true,
+      );
 
     this.driftAlarm = new cloudwatch.Alarm(this, 'Drift', {
       alarmName: props.alarmName,
@@ -339,6 +357,14 @@ export function addReconciliation(
     ...(config.reconciliationPayerTenant ? { payerTenant: config.reconciliationPayerTenant } : {}),
     provider: config.reconciliationProvider,
     invoiceAccounts: config.reconciliationInvoiceAccounts,
+    ...(config.reconciliationRoleArn && config.reconciliationExternalId
+      ? {
+          payerRole: {
+            roleArn: config.reconciliationRoleArn,
+            externalId: config.reconciliationExternalId,
+          },
+        }
+      : {}),
     logRetention: props.logRetention,
     logRemovalPolicy: props.logRemovalPolicy,
     logLevel: props.logLevel,

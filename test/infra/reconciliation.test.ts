@@ -134,6 +134,33 @@ describe('nightly reconciliation (config reconciliation*)', () => {
     );
   });
 
+  it('with a payer role: may assume exactly that role, and no longer asks the provider itself', () => {
+    const role = 'arn:aws:iam::999999999999:role/billing-dedup-reconciliation-reader';
+    const { statelessTemplate: t } = synth({
+      reconciliationRoleArn: role,
+      reconciliationExternalId: 'a1b2-c3d4',
+    });
+    const [fn] = reconciliationFunctions(t);
+    expect(fn.Properties?.Environment).toMatchObject({
+      Variables: { RECONCILIATION_ROLE_ARN: role, RECONCILIATION_EXTERNAL_ID: 'a1b2-c3d4' },
+    });
+    const policy = Object.entries(resourcesOfType(t, 'AWS::IAM::Policy')).find(([id]) =>
+      id.startsWith('ReconciliationFunctionRole'),
+    )?.[1];
+    const statements = (
+      policy?.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }
+    ).Statement;
+    const bySid = Object.fromEntries(statements.map((s) => [s.Sid, s]));
+    expect(bySid.AssumePayerRole).toEqual({
+      Sid: 'AssumePayerRole',
+      Effect: 'Allow',
+      Action: 'sts:AssumeRole',
+      Resource: role,
+    });
+    expect(bySid.ReadProviderTotals).toBeUndefined();
+    expect(statements.filter((s) => JSON.stringify(s.Action).includes('sts:'))).toHaveLength(1);
+  });
+
   it('alarms on the paging metric with the runbook, to the ops topic, and shows on the dashboard', () => {
     const { statelessTemplate: t } = synth();
     t.hasResourceProperties('AWS::CloudWatch::Alarm', {
