@@ -115,33 +115,25 @@ const storedCompletenessOf = (item: Item): StoredCompleteness => ({
   checkedAt: item.checkedAt?.S ?? '',
 });
 
-export const writeCompleteness = (
-  client: DynamoDBClient,
-  table: string,
-  records: readonly CompletenessRecord[],
-  checkedAt: string,
-  backoff: Backoff = jitteredBackoff({ baseMs: 50, capMs: 2_000 }),
-): Promise<void> =>
-  batchPutItems(
-    client,
-    table,
-    records.map((record) => completenessItem(record, checkedAt.slice(0, 10), checkedAt)),
-    backoff,
-  );
+/** Writes a run's records as items (`toItem(record, runDate, checkedAt)`), a re-run overwriting its day's. */
+const recordsWriter =
+  <T>(toItem: (record: T, runDate: string, checkedAt: string) => Item) =>
+  (
+    client: DynamoDBClient,
+    table: string,
+    records: readonly T[],
+    checkedAt: string,
+    backoff: Backoff = jitteredBackoff({ baseMs: 50, capMs: 2_000 }),
+  ): Promise<void> =>
+    batchPutItems(
+      client,
+      table,
+      records.map((record) => toItem(record, checkedAt.slice(0, 10), checkedAt)),
+      backoff,
+    );
 
-export const writeReconciliations = (
-  client: DynamoDBClient,
-  table: string,
-  records: readonly ReconciliationRecord[],
-  checkedAt: string,
-  backoff: Backoff = jitteredBackoff({ baseMs: 50, capMs: 2_000 }),
-): Promise<void> =>
-  batchPutItems(
-    client,
-    table,
-    records.map((record) => itemOf(record, checkedAt.slice(0, 10), checkedAt)),
-    backoff,
-  );
+export const writeCompleteness = recordsWriter<CompletenessRecord>(completenessItem);
+export const writeReconciliations = recordsWriter<ReconciliationRecord>(itemOf);
 
 /** The run date of the period's latest run, if any (one item read, newest sort key first). */
 export const latestRunDate = async (

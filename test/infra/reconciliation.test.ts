@@ -6,6 +6,14 @@ const reconciliationFunctions = (template: ReturnType<typeof synth>['statelessTe
     String(fn.Properties?.FunctionName).endsWith('-reconciliation'),
   );
 
+/** The statements of the reconciliation function's role policy. */
+const functionStatements = (template: ReturnType<typeof synth>['statelessTemplate']) => {
+  const policy = Object.entries(resourcesOfType(template, 'AWS::IAM::Policy')).find(([id]) =>
+    id.startsWith('ReconciliationFunctionRole'),
+  )?.[1];
+  return (policy?.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+};
+
 describe('nightly reconciliation (config reconciliation*)', () => {
   it('is on by default: a Scheduler schedule at 04:30 UTC invokes the function with its settings', () => {
     const { statelessTemplate: t } = synth();
@@ -99,12 +107,7 @@ describe('nightly reconciliation (config reconciliation*)', () => {
 
   it('grants exactly Cost Explorer, Invoicing, the ledger scan, RECON# writes and its own claims', () => {
     const { statelessTemplate: t } = synth();
-    const policy = Object.entries(resourcesOfType(t, 'AWS::IAM::Policy')).find(([id]) =>
-      id.startsWith('ReconciliationFunctionRole'),
-    )?.[1];
-    const statements = (
-      policy?.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }
-    ).Statement;
+    const statements = functionStatements(t);
     const bySid = Object.fromEntries(statements.map((s) => [s.Sid, s]));
     expect(bySid.ReadProviderTotals).toMatchObject({
       Action: ['ce:GetCostAndUsage', 'invoicing:ListInvoiceSummaries'],
@@ -144,12 +147,7 @@ describe('nightly reconciliation (config reconciliation*)', () => {
     expect(fn.Properties?.Environment).toMatchObject({
       Variables: { RECONCILIATION_ROLE_ARN: role, RECONCILIATION_EXTERNAL_ID: 'a1b2-c3d4' },
     });
-    const policy = Object.entries(resourcesOfType(t, 'AWS::IAM::Policy')).find(([id]) =>
-      id.startsWith('ReconciliationFunctionRole'),
-    )?.[1];
-    const statements = (
-      policy?.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }
-    ).Statement;
+    const statements = functionStatements(t);
     const bySid = Object.fromEntries(statements.map((s) => [s.Sid, s]));
     expect(bySid.AssumePayerRole).toEqual({
       Sid: 'AssumePayerRole',
