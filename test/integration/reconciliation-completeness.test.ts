@@ -5,6 +5,7 @@
  * account-period and notifying an incomplete snapshot once.
  */
 import { readFileSync } from 'node:fs';
+import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { CostExplorerClient, GetCostAndUsageCommand } from '@aws-sdk/client-cost-explorer';
@@ -143,7 +144,7 @@ const nightly = () =>
       now: () => Date.parse('2026-11-20T04:30:00Z'),
       telemetry: createTelemetry({ POWERTOOLS_METRICS_DISABLED: 'true', [ENV.logLevel]: 'SILENT' }),
     },
-  )({});
+  )({}, { getRemainingTimeInMillis: () => 600_000 } as Context);
 
 describe('export completeness in the nightly reconciliation', () => {
   beforeEach(() => {
