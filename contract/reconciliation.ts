@@ -12,6 +12,10 @@ export const RECONCILIATION_ENV = {
   provider: 'RECONCILIATION_PROVIDER',
   /** Comma-separated billing accounts whose invoices are summed (provider `invoicing`). */
   invoiceAccounts: 'RECONCILIATION_INVOICE_ACCOUNTS',
+  /** A role in the payer (or management) account the function assumes to ask the provider. */
+  roleArn: 'RECONCILIATION_ROLE_ARN',
+  /** The ExternalId the role's trust policy requires. */
+  externalId: 'RECONCILIATION_EXTERNAL_ID',
 } as const;
 
 /** Cost Explorer per linked account (every night), or the invoices per billing account (closed periods). */
@@ -25,8 +29,10 @@ export const DEFAULT_RECONCILIATION_LOOKBACK_DAYS = 45;
 export const DEFAULT_RECONCILIATION_TIME_UTC = '04:30';
 /** CloudWatch metrics of a run (namespace contract/telemetry.ts METRIC_NAMESPACE, dimension service). */
 export const RECONCILIATION_METRICS = {
-  /** Final figures above the tolerance in the run: the alarm's metric. */
+  /** Final figures above the tolerance, plus incomplete counted export snapshots, in the run: the alarm's metric. */
   paging: 'reconciliationPaging',
+  /** Account-period records whose counted export snapshot did not read every row of its files. */
+  incomplete: 'reconciliationIncomplete',
   /** Records per status (dimension `status`). */
   records: 'reconciliationRecords',
   /** |difference| of the largest drift of the run, in its own currency (display only). */

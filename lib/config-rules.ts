@@ -99,6 +99,8 @@ const MAX_RETENTION_DAYS = 36_500;
 const ACCOUNT_RE = /^\d{12}$/;
 const REGION_RE = /^[a-z]{2}(?:-[a-z]+)+-\d$/;
 const ROLE_ARN_RE = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+/** STS `AssumeRole` ExternalId: 2-1224 characters `[\w+=,.@:/-]`. */
+const EXTERNAL_ID_RE = /^[\w+=,.@:/-]{2,1224}$/;
 /** A role ARN in which `*` may stand for any part of the path or name (aws:PrincipalArn patterns). */
 const ROLE_ARN_PATTERN_RE = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/*-]{1,512}$/;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -605,6 +607,24 @@ export const CONFIG_RULES = {
     defaultDoc: 'none',
     doc: `the billing accounts whose invoices the \`invoicing\` provider sums (\`${RECONCILIATION_ENV.invoiceAccounts}\`); required with it`,
   }),
+  reconciliationRoleArn: rule<string | undefined>({
+    parser: matching(ROLE_ARN_RE, 'an IAM role ARN (arn:aws:iam::123456789012:role/name)'),
+    default: undefined,
+    defaultDoc: 'unset (the function asks with its own credentials)',
+    doc:
+      `a role in the payer (or management) account that the reconciliation function assumes (STS, with ` +
+      '`reconciliationExternalId`) to ask Cost Explorer or the Invoicing API, for a deployment outside the payer ' +
+      `account (\`${RECONCILIATION_ENV.roleArn}\`); the trust policy to create there: docs/reconciliation.md`,
+  }),
+  reconciliationExternalId: rule<string | undefined>({
+    parser: matching(
+      EXTERNAL_ID_RE,
+      'an STS ExternalId: 2-1224 characters of letters, digits and +=,.@:/-',
+    ),
+    default: undefined,
+    defaultDoc: 'unset',
+    doc: `the ExternalId the trust policy of \`reconciliationRoleArn\` requires (\`${RECONCILIATION_ENV.externalId}\`); required with it, e.g. a random UUID`,
+  }),
   pushEndpoint: rule<PushEndpointConfig | undefined>({
     parser: jsonValue(
       'JSON object `{"pubsub"?: {"audience", "serviceAccounts": {email: tenant}}, "azureTenants"?: [tenant], "azureEntra"?: {tenant: {"entraTenantId", "audience"}}, "ingest"?: true, "iamCallers"?: [{"principal": role ARN, "tenant", "source"}], "ingestPerMinute"?, "maxBodyBytes"?, "ratePerSecond"?, "burst"?, "refusedAuthAlarmPerFiveMinutes"?}`',
@@ -669,6 +689,16 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
         ? 'reconciliationProvider: "invoicing" sums the invoices of the billing accounts in reconciliationInvoiceAccounts; ' +
           'list them (e.g. reconciliationInvoiceAccounts=123456789012) or use "cost-explorer"'
         : undefined,
+  },
+  {
+    keys: ['reconciliationRoleArn', 'reconciliationExternalId'],
+    problem: (c) =>
+      c.reconciliationRoleArn !== undefined && c.reconciliationExternalId === undefined
+        ? 'reconciliationRoleArn: the function assumes the payer role with an ExternalId its trust policy requires; ' +
+          'set reconciliationExternalId to that value (e.g. a random UUID, the same in the trust policy)'
+        : c.reconciliationRoleArn === undefined && c.reconciliationExternalId !== undefined
+          ? 'reconciliationExternalId: is used only to assume reconciliationRoleArn; set the role ARN or remove it'
+          : undefined,
   },
   {
     keys: ['stage'],

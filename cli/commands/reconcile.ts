@@ -3,6 +3,11 @@ import { json, plural, table } from '../format';
 import { isPeriod } from '../../lambda/core/periods';
 import { summarize } from '../../lambda/core/reconciliation/reconcile';
 import { runReconcile, storedReconciliations } from '../operations/reconcile';
+import type { FileRows } from '../../lambda/core/reconciliation/completeness';
+import type {
+  StoredCompleteness,
+  StoredReconciliation,
+} from '../../lambda/adapters/reconciliation-records';
 import { validateTenant } from '../operations/ledger';
 import type { Session } from '../session';
 
@@ -40,22 +45,32 @@ export const reconcileCommand = async (
   const ran = flags.run
     ? await runReconcile(dynamo, session.clients.costExplorer, ledgerTable, session.now(), options)
     : undefined;
-  const records = ran?.records ?? (await storedReconciliations(dynamo, ledgerTable, options));
+  const { records, completeness } =
+    ran ?? (await storedReconciliations(dynamo, ledgerTable, options));
   const out = session.io.stdout;
   if (flags.json) {
-    out.write(json({ period: flags.period, records, summary: summarize(records)[0] ?? null }));
+    out.write(
+      json({ period: flags.period, records, completeness, summary: summarize(records)[0] ?? null }),
+    );
     return EXIT.ok;
   }
-  if (records.length === 0) {
+  if (records.length === 0 && completeness.length === 0) {
     out.write(
       `No reconciliation of ${flags.period}${tenant ? ` for tenant ${tenant}` : ''} yet (run with --run, or wait for the nightly run).\n`,
     );
     return EXIT.ok;
   }
+  const [first] = [...records, ...completeness];
   out.write(
-    `Reconciliation of ${flags.period}${tenant ? `, tenant ${tenant}` : ''}: run of ${records[0].runDate} (${records[0].checkedAt})` +
+    `Reconciliation of ${flags.period}${tenant ? `, tenant ${tenant}` : ''}: run of ${first.runDate} (${first.checkedAt})` +
       `${ran ? `, ${plural(ran.providerRequests, 'Cost Explorer request')}` : ''}\n\n`,
   );
+  if (records.length > 0) writeRecords(out, records);
+  if (completeness.length > 0) writeCompleteness(out, completeness);
+  return EXIT.ok;
+};
+
+const writeRecords = (out: Session['io']['stdout'], records: readonly StoredReconciliation[]) => {
   out.write(
     table(
       [
@@ -93,5 +108,44 @@ export const reconcileCommand = async (
         : ''
     }\n`,
   );
-  return EXIT.ok;
+};
+
+/** The counted export snapshots' completeness: files and rows read against what the files hold. */
+const writeCompleteness = (
+  out: Session['io']['stdout'],
+  records: readonly StoredCompleteness[],
+) => {
+  out.write('\nExport completeness (rows read against the rows the data files hold):\n\n');
+  out.write(
+    table(
+      [
+        'tenant',
+        'account',
+        'source',
+        'execution',
+        'files read',
+        'rows read',
+        'difference',
+        'status',
+      ],
+      records.map(({ completeness: c, ...r }) => [
+        r.tenant,
+        r.accountId,
+        r.source,
+        r.executionId,
+        `${c.filesRead}/${c.filesPlanned}`,
+        `${c.rowsRead}/${c.rowsExpected}`,
+        String(c.rowsRead - c.rowsExpected),
+        r.pages ? `${c.status} (pages)` : c.status,
+      ]),
+      ['left', 'left', 'left', 'left', 'right', 'right', 'right', 'left'],
+    ),
+  );
+  const files = new Map<string, FileRows>();
+  for (const record of records.filter((r) => r.pages))
+    for (const file of record.completeness.files) files.set(file.key, file);
+  for (const file of files.values())
+    out.write(
+      `  ${file.key}: read ${file.read} of ${file.expected}${file.problem ? ` (${file.problem})` : ''}\n`,
+    );
 };

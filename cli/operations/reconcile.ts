@@ -1,17 +1,21 @@
 /**
  * `billing-dedup reconcile`: the stored records of a period's latest run, or — with `--run` — a run now
  * for that period, through the same orchestration as the nightly function (core/reconciliation/run.ts):
- * ledger totals by the statement rule, Cost Explorer's figures, records written. A run from the CLI
+ * ledger totals by the statement rule, Cost Explorer's figures, the counted snapshots' completeness,
+ * records written. A run from the CLI
  * notifies nobody: the nightly function owns notifications.
  */
 import type { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CostExplorerTotals } from '../../lambda/adapters/cost-explorer-totals';
-import { readLedgerInScope } from '../../lambda/adapters/reconciliation-ledger';
+import { readInScope, type LedgerInScope } from '../../lambda/adapters/reconciliation-ledger';
 import {
-  readReconciliations,
+  readReconciliationRun,
+  writeCompleteness,
   writeReconciliations,
+  type StoredCompleteness,
   type StoredReconciliation,
+  type StoredRun,
 } from '../../lambda/adapters/reconciliation-records';
 import {
   DEFAULT_TOLERANCE,
@@ -46,16 +50,25 @@ export const runReconcile = async (
   table: string,
   now: number,
   options: ReconcileOptions,
-): Promise<{ records: StoredReconciliation[]; providerRequests: number }> => {
+): Promise<{
+  records: StoredReconciliation[];
+  completeness: StoredCompleteness[];
+  providerRequests: number;
+}> => {
   const provider = new CostExplorerTotals({
     client: costExplorer,
     ...(options.payerTenant ? { claimedBy: options.payerTenant } : {}),
   });
+  let ledger: Promise<LedgerInScope> | undefined;
+  const inScope = () => (ledger ??= readInScope(dynamo, table, now, ANY_AGE_DAYS));
   const result = await runReconciliation(
     {
-      ledgerFigures: () => readLedgerInScope(dynamo, table, now, ANY_AGE_DAYS),
+      ledgerFigures: async () => (await inScope()).figures,
+      snapshotCompleteness: async () => (await inScope()).completeness,
       providerAnswers: async (period) => [await provider.periodTotals(period)],
       store: (records, checkedAt) => writeReconciliations(dynamo, table, records, checkedAt),
+      storeCompleteness: (records, checkedAt) =>
+        writeCompleteness(dynamo, table, records, checkedAt),
       notifyOnce: () => Promise.resolve('duplicate' as const),
     },
     {
@@ -66,8 +79,10 @@ export const runReconcile = async (
     },
   );
   const runDate = result.checkedAt.slice(0, 10);
+  const stamp = { runDate, checkedAt: result.checkedAt };
   return {
-    records: result.records.map((record) => ({ ...record, runDate, checkedAt: result.checkedAt })),
+    records: result.records.map((record) => ({ ...record, ...stamp })),
+    completeness: result.completeness.map((record) => ({ ...record, ...stamp })),
     providerRequests: provider.requests,
   };
 };
@@ -76,8 +91,8 @@ export const storedReconciliations = (
   dynamo: DynamoDBClient,
   table: string,
   options: Pick<ReconcileOptions, 'period' | 'tenant'>,
-): Promise<StoredReconciliation[]> =>
-  readReconciliations(
+): Promise<StoredRun> =>
+  readReconciliationRun(
     dynamo,
     table,
     options.period,

@@ -190,10 +190,13 @@ export const snapshotItem = (
   currencies: ChargeTotals[string],
   /** The provider whose stream charges of the account-period this snapshot makes provisional. */
   supersedes?: string,
+  /** The execution's completeness (export-completeness.ts), the same on each of its SNAPSHOT items. */
+  completeness?: AttributeValue,
 ): Item => {
   const item = {
     ...fullSnapshotItem(ref, order, accountId, currencies),
     ...(supersedes === undefined ? {} : { supersedes: S(supersedes) }),
+    ...(completeness === undefined ? {} : { completeness }),
   };
   if (itemBytes(item) <= SNAPSHOT_BYTES) return item;
   return { ...item, services: { M: {} }, servicesOmitted: { BOOL: true } };

@@ -11,7 +11,9 @@ import { switchDecision, type SwitchChange } from '../core/exports/switch-decisi
 import { N, S } from './dynamo-kit/attributes';
 import { writeIfCondition } from './dynamo-kit/errors';
 import { transactWrite } from './dynamo-kit/transact';
+import { assessCompleteness } from '../core/reconciliation/completeness';
 import { readRejections, readSnapshotTotals } from './export-chunk-commits';
+import { completenessValue, readChunkRows } from './export-completeness';
 import { diffHeader, diffOf, putDiffPages } from './export-diffs';
 import { countsValue, pkOf, sampleValue, snapshotItem, type ExecutionRecord } from './export-items';
 import { getItem, putItems, type ExportTable } from './export-table';
@@ -67,20 +69,25 @@ const markSuperseded = (store: ExportTable, ref: ExecutionRef): Promise<boolean>
     `the ledger refused to supersede ${ref.executionId}`,
   );
 
-const putSnapshots = (
+/** The SNAPSHOT items of the execution, each with the execution's completeness (rows read per file). */
+const putSnapshots = async (
   store: ExportTable,
   ref: ExecutionRef,
-  order: string,
+  execution: ExecutionRecord,
   totals: ChargeTotals,
   supersedes: string | undefined,
-): Promise<void> =>
-  putItems(
+): Promise<void> => {
+  const completeness = completenessValue(
+    assessCompleteness(execution.files, execution.tasks, await readChunkRows(store, ref)),
+  );
+  await putItems(
     store,
     (function* () {
       for (const [accountId, currencies] of Object.entries(totals))
-        yield snapshotItem(ref, order, accountId, currencies, supersedes);
+        yield snapshotItem(ref, execution.order, accountId, currencies, supersedes, completeness);
     })(),
   );
+};
 
 /**
  * Makes a complete execution current if it is newer than the current one (by `order`), atomically.
@@ -120,7 +127,7 @@ export const switchIfNewer = async (
     if (decision.kind !== 'switch') continue;
     if (!totals) {
       totals = await readSnapshotTotals(store, ref);
-      await putSnapshots(store, ref, execution.order, totals, supersedes);
+      await putSnapshots(store, ref, execution, totals, supersedes);
     }
     const { change } = decision;
     const previous = change.previousExecutionId

@@ -187,7 +187,7 @@ export const snapshotPartOf = (item: Record<string, AttributeValue>): SnapshotPa
   ...(item.supersedes?.S ? { supersedes: item.supersedes.S } : {}),
 });
 
-const currentOf = (item: Record<string, AttributeValue>): CurrentSnapshot => ({
+export const currentOf = (item: Record<string, AttributeValue>): CurrentSnapshot => ({
   tenant: item.tenant?.S ?? '',
   source: item.source?.S ?? '',
   period: item.period?.S ?? '',

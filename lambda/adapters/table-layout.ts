@@ -239,6 +239,16 @@ export const reconSortKey = (
   accountId: string,
   currency: string,
 ): string => `${reconRunPrefix(runDate, tenant)}${accountId}#${currency}`;
+/**
+ * A completeness record of the same run: `RUN#<yyyy-mm-dd>#<tenant>#<account>#FILES#<source>` (a currency
+ * is three letters, so never `FILES`; source ids hold no `#`).
+ */
+export const reconCompletenessSortKey = (
+  runDate: string,
+  tenant: string,
+  accountId: string,
+  source: string,
+): string => `${reconRunPrefix(runDate, tenant)}${accountId}#FILES#${source}`;
 
 /** The kind of an account-period partition's item, by its sort key (undefined: a kind no rule needs). */
 export const partitionItemKindOf = (sk: string): PartitionItemKind | undefined => {

@@ -230,6 +230,16 @@ const snapshotRules = (current: readonly CurrentSnapshot[], periods: readonly Pe
   return { periodInfo, isCurrent, counted, authoritativeOf };
 };
 
+/**
+ * The snapshot items a statement counts or lists as shadowed: of each source, the execution pinned on
+ * the period (once it has been closed), else its current one.
+ */
+export const countedSnapshots = <T extends SnapshotPart>(
+  parts: readonly T[],
+  current: readonly CurrentSnapshot[],
+  periods: readonly PeriodInfo[],
+): T[] => parts.filter(snapshotRules(current, periods).counted);
+
 /** The export that restates a provider's stream charges in an account-period. */
 export interface Supersession {
   /** The provider (stream source slug) whose stream charges are provisional there. */

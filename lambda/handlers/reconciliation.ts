@@ -2,6 +2,7 @@ import { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
 import { InvoicingClient } from '@aws-sdk/client-invoicing';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { STSClient } from '@aws-sdk/client-sts';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import {
@@ -20,10 +21,11 @@ import {
   RECONCILIATION_ENV,
   RECONCILIATION_METRICS,
 } from '../../contract/reconciliation';
+import { assumedRoleCredentials } from '../adapters/assumed-role-credentials';
 import { CostExplorerTotals } from '../adapters/cost-explorer-totals';
 import { InvoicingTotals } from '../adapters/invoicing-totals';
-import { readLedgerInScope } from '../adapters/reconciliation-ledger';
-import { writeReconciliations } from '../adapters/reconciliation-records';
+import { readInScope, type LedgerInScope } from '../adapters/reconciliation-ledger';
+import { writeCompleteness, writeReconciliations } from '../adapters/reconciliation-records';
 import { SnsPublishOnce } from '../adapters/sns-publish-once';
 import { createTelemetry, type Telemetry } from '../adapters/telemetry';
 import { RECONCILIATION_STATUSES, toleranceRatioOfPercent } from '../core/reconciliation/compare';
@@ -38,6 +40,8 @@ export interface ReconciliationClients {
   costExplorer: CostExplorerClient;
   /** Needed with provider `invoicing` only. */
   invoicing?: InvoicingClient;
+  /** Assumes the payer role (config `reconciliationRoleArn`); default: a client of the function's region. */
+  sts?: STSClient;
   sns: SNSClient;
   now?: () => number;
   telemetry?: Telemetry;
@@ -52,6 +56,8 @@ export interface ReconciliationSettings {
   provider: ReconciliationProvider;
   /** The billing accounts whose invoices are summed (provider `invoicing`). */
   invoiceAccounts: string[];
+  /** A payer role assumed to ask the provider (config `reconciliationRoleArn`), with its ExternalId. */
+  payerRole?: { roleArn: string; externalId: string };
 }
 
 export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSettings => {
@@ -78,6 +84,12 @@ export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSe
     throw new Error(
       `Environment variable ${RECONCILIATION_ENV.invoiceAccounts} must name the billing accounts whose invoices are summed`,
     );
+  const roleArn = text(RECONCILIATION_ENV.roleArn);
+  const externalId = text(RECONCILIATION_ENV.externalId);
+  if ((roleArn === undefined) !== (externalId === undefined))
+    throw new Error(
+      `Environment variables ${RECONCILIATION_ENV.roleArn} and ${RECONCILIATION_ENV.externalId} go together`,
+    );
   return {
     ledgerTable: readRequired(env, ENV.ledgerTableName),
     tolerancePercent:
@@ -87,19 +99,47 @@ export const reconciliationSettings = (env: NodeJS.ProcessEnv): ReconciliationSe
     ...(payerTenant ? { payerTenant } : {}),
     provider,
     invoiceAccounts,
+    ...(roleArn && externalId ? { payerRole: { roleArn, externalId } } : {}),
+  };
+};
+
+/** Where Cost Explorer and the Invoicing API are: both answer in us-east-1 only. */
+const PROVIDER_REGION = 'us-east-1';
+
+/**
+ * The clients that ask the provider: the given ones (the function's own credentials), or, with a payer
+ * role, new ones whose credentials come from assuming it.
+ */
+const providerClients = (
+  settings: ReconciliationSettings,
+  clients: ReconciliationClients,
+): { costExplorer: CostExplorerClient; invoicing?: InvoicingClient } => {
+  if (!settings.payerRole)
+    return {
+      costExplorer: clients.costExplorer,
+      ...(clients.invoicing ? { invoicing: clients.invoicing } : {}),
+    };
+  const credentials = assumedRoleCredentials({
+    sts: clients.sts ?? new STSClient({}),
+    ...settings.payerRole,
+    sessionName: 'billing-dedup-reconciliation',
+  });
+  return {
+    costExplorer: new CostExplorerClient({ region: PROVIDER_REGION, credentials }),
+    invoicing: new InvoicingClient({ region: PROVIDER_REGION, credentials }),
   };
 };
 
 /** The provider's figures as configured: Cost Explorer, or the invoices of the billing accounts. */
 const providerTotals = (
   settings: ReconciliationSettings,
-  clients: ReconciliationClients,
+  clients: { costExplorer: CostExplorerClient; invoicing?: InvoicingClient },
   now: () => number,
 ): CostExplorerTotals | InvoicingTotals => {
   const claimed = settings.payerTenant ? { claimedBy: settings.payerTenant } : {};
   return settings.provider === 'invoicing'
     ? new InvoicingTotals({
-        client: clients.invoicing ?? new InvoicingClient({ region: 'us-east-1' }),
+        client: clients.invoicing ?? new InvoicingClient({ region: PROVIDER_REGION }),
         accounts: settings.invoiceAccounts,
         now,
         ...claimed,
@@ -121,6 +161,7 @@ export const createReconciliationHandler = (
   },
 ) => {
   const settings = reconciliationSettings(env);
+  const askers = providerClients(settings, clients);
   const now = clients.now ?? Date.now;
   const telemetry = clients.telemetry ?? createTelemetry(env);
   const notifier = new SnsPublishOnce({
@@ -134,17 +175,28 @@ export const createReconciliationHandler = (
   return async (
     _event: ScheduledEvent | Record<string, never>,
     context?: Context,
-  ): Promise<Omit<RunResult, 'records'> & { records: number; providerRequests: number }> => {
+  ): Promise<
+    Omit<RunResult, 'records' | 'completeness'> & {
+      records: number;
+      incomplete: number;
+      providerRequests: number;
+    }
+  > => {
     if (context) notifier.useContext(context);
     const at = now();
-    const provider = providerTotals(settings, clients, now);
+    const provider = providerTotals(settings, askers, now);
+    let ledger: Promise<LedgerInScope> | undefined;
+    const inScope = () =>
+      (ledger ??= readInScope(clients.dynamo, settings.ledgerTable, at, settings.lookbackDays));
     const result = await runReconciliation(
       {
-        ledgerFigures: () =>
-          readLedgerInScope(clients.dynamo, settings.ledgerTable, at, settings.lookbackDays),
+        ledgerFigures: async () => (await inScope()).figures,
+        snapshotCompleteness: async () => (await inScope()).completeness,
         providerAnswers: async (period) => [await provider.periodTotals(period)],
         store: (records, checkedAt) =>
           writeReconciliations(clients.dynamo, settings.ledgerTable, records, checkedAt),
+        storeCompleteness: (records, checkedAt) =>
+          writeCompleteness(clients.dynamo, settings.ledgerTable, records, checkedAt),
         notifyOnce: (key, message) => notifier.publish(key, message),
       },
       {
@@ -157,8 +209,10 @@ export const createReconciliationHandler = (
       },
     );
     const { metrics, logger } = telemetry;
-    const paging = result.summaries.reduce((sum, s) => sum + s.paging, 0);
+    const incomplete = result.completeness.filter((r) => r.pages).length;
+    const paging = result.summaries.reduce((sum, s) => sum + s.paging, 0) + incomplete;
     metrics.addMetric(RECONCILIATION_METRICS.paging, MetricUnit.Count, paging);
+    metrics.addMetric(RECONCILIATION_METRICS.incomplete, MetricUnit.Count, incomplete);
     metrics.addMetric(RECONCILIATION_METRICS.providerRequests, MetricUnit.Count, provider.requests);
     const largest = result.summaries
       .map((s) => s.largest)
@@ -174,14 +228,18 @@ export const createReconciliationHandler = (
       single.addMetric(RECONCILIATION_METRICS.records, MetricUnit.Count, count);
     }
     metrics.publishStoredMetrics();
+    const { completeness, ...rest } = result;
     const summary = {
-      ...result,
+      ...rest,
       records: result.records.length,
+      incomplete,
       providerRequests: provider.requests,
     };
     logger.info('reconciliation', summary);
     for (const record of result.records.filter((r) => r.status !== 'ok'))
       logger.warn('reconciliation difference', { ...record });
+    for (const record of completeness.filter((r) => r.pages))
+      logger.warn('export snapshot incomplete', { ...record });
     return summary;
   };
 };

@@ -47,6 +47,8 @@ export interface ReconciliationProps {
   /** Config `reconciliationProvider` and, for `invoicing`, its billing accounts. */
   readonly provider: string;
   readonly invoiceAccounts: readonly string[];
+  /** Config `reconciliationRoleArn` / `reconciliationExternalId`: a payer role assumed to ask the provider. */
+  readonly payerRole?: { readonly roleArn: string; readonly externalId: string };
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
   readonly logLevel: string;
@@ -95,6 +97,12 @@ export class Reconciliation extends Construct {
         ...(props.invoiceAccounts.length > 0
           ? { [RECONCILIATION_ENV.invoiceAccounts]: props.invoiceAccounts.join(',') }
           : {}),
+        ...(props.payerRole
+          ? {
+              [RECONCILIATION_ENV.roleArn]: props.payerRole.roleArn,
+              [RECONCILIATION_ENV.externalId]: props.payerRole.externalId,
+            }
+          : {}),
       },
     });
     const role = this.function.role;
@@ -136,12 +144,21 @@ export class Reconciliation extends Construct {
       resources: [props.messagingKeyArn],
       conditions: { StringEquals: { 'kms:ViaService': `sns.${Aws.REGION}.amazonaws.com` } },
     });
-    add({
-      sid: 'ReadProviderTotals',
-      // Cost Explorer and Invoicing have no resource-level permissions: `*` is the only resource.
-      actions: ['ce:GetCostAndUsage', 'invoicing:ListInvoiceSummaries'],
-      resources: ['*'],
-    });
+    if (props.payerRole) {
+      // The provider is asked under the payer role: the function's own role needs only to assume it.
+      add({
+        sid: 'AssumePayerRole',
+        actions: ['sts:AssumeRole'],
+        resources: [props.payerRole.roleArn],
+      });
+    } else {
+      add({
+        sid: 'ReadProviderTotals',
+        // Cost Explorer and Invoicing have no resource-level permissions: `*` is the only resource.
+        actions: ['ce:GetCostAndUsage', 'invoicing:ListInvoiceSummaries'],
+        resources: ['*'],
+      });
+    }
 
     const { hour, minute } = parseTimeUtc(props.timeUtc);
     // L1 with its own role: the L2 target grants `<function>:*` too (every version); this one may invoke
@@ -172,19 +189,20 @@ export class Reconciliation extends Construct {
         retryPolicy: { maximumRetryAttempts: 2, maximumEventAgeInSeconds: 6 * 3600 },
       },
     });
-    NagSuppressions.addResourceSuppressions(
-      role,
-      [
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'Cost Explorer (ce:GetCostAndUsage) and the Invoicing API (invoicing:ListInvoiceSummaries) define no ' +
-            'resource types: the service authorization reference allows only `*` as their resource.',
-          appliesTo: ['Resource::*'],
-        },
-      ],
-      true,
-    );
+    if (!props.payerRole)
+      NagSuppressions.addResourceSuppressions(
+        role,
+        [
+          {
+            id: 'AwsSolutions-IAM5',
+            reason:
+              'Cost Explorer (ce:GetCostAndUsage) and the Invoicing API (invoicing:ListInvoiceSummaries) define no ' +
+              'resource types: the service authorization reference allows only `*` as their resource.',
+            appliesTo: ['Resource::*'],
+          },
+        ],
+        true,
+      );
 
     this.driftAlarm = new cloudwatch.Alarm(this, 'Drift', {
       alarmName: props.alarmName,
@@ -194,7 +212,9 @@ export class Reconciliation extends Construct {
         '`billing-dedup reconcile --period YYYY-MM` for the period in the notification (kind reconciliation-drift); ' +
         'missing-in-ledger: look for an export or stream that never arrived (dlq peek, export status); ' +
         'missing-at-provider: look for a wrong account id or tenant; drift: compare the statement (ledger statement) ' +
-        'with the provider invoice, then fix by an export re-delivery or a charge void. The alarm clears after a night without drift.',
+        'with the provider invoice, then fix by an export re-delivery or a charge void; an incomplete export snapshot ' +
+        '(kind reconciliation-incomplete: rows read differ from the rows its files hold): re-deliver the export. ' +
+        'The alarm clears after a night without either.',
       metric: this.pagingMetric(),
       threshold: 1,
       evaluationPeriods: 1,
@@ -255,12 +275,21 @@ export class Reconciliation extends Construct {
           }),
         ),
         stacked: true,
-        width: 10,
+        width: 8,
       }),
       new cloudwatch.SingleValueWidget({
-        title: 'reconciliation: final figures above tolerance',
+        title: 'reconciliation: paging (drift + incomplete)',
         metrics: [this.pagingMetric().with({ label: 'paging' })],
-        width: 5,
+        width: 4,
+      }),
+      new cloudwatch.SingleValueWidget({
+        title: 'reconciliation: incomplete export snapshots (account-periods)',
+        metrics: [
+          this.metric(RECONCILIATION_METRICS.incomplete, cloudwatch.Stats.MAXIMUM).with({
+            label: 'incomplete',
+          }),
+        ],
+        width: 4,
       }),
       new cloudwatch.SingleValueWidget({
         title: 'reconciliation: largest |difference|',
@@ -269,7 +298,7 @@ export class Reconciliation extends Construct {
             label: 'largest drift',
           }),
         ],
-        width: 5,
+        width: 4,
       }),
       new cloudwatch.GraphWidget({
         title: 'reconciliation: Cost Explorer requests',
@@ -328,6 +357,14 @@ export function addReconciliation(
     ...(config.reconciliationPayerTenant ? { payerTenant: config.reconciliationPayerTenant } : {}),
     provider: config.reconciliationProvider,
     invoiceAccounts: config.reconciliationInvoiceAccounts,
+    ...(config.reconciliationRoleArn && config.reconciliationExternalId
+      ? {
+          payerRole: {
+            roleArn: config.reconciliationRoleArn,
+            externalId: config.reconciliationExternalId,
+          },
+        }
+      : {}),
     logRetention: props.logRetention,
     logRemovalPolicy: props.logRemovalPolicy,
     logLevel: props.logLevel,

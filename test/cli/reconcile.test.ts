@@ -5,7 +5,10 @@ import {
 } from '@aws-sdk/client-cost-explorer';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { readReconciliations } from '../../lambda/adapters/reconciliation-records';
+import {
+  readReconciliations,
+  writeCompleteness,
+} from '../../lambda/adapters/reconciliation-records';
 import { createLedgerTables, localDynamo, type LedgerTables } from '../support/aws-local';
 import { costEvent } from '../support/cost-events';
 import { costLedgerHandlerOn } from '../support/ledger-harness';
@@ -134,6 +137,64 @@ describe('reconcile', () => {
       tenant: 'beta',
     });
     expect(beta.map((r) => [r.status, r.final, r.pages])).toEqual([['ok', false, false]]);
+  });
+
+  it('prints the completeness of the counted export snapshots, with the short files, and as JSON', async () => {
+    const completeness = {
+      status: 'incomplete' as const,
+      filesPlanned: 2,
+      filesRead: 2,
+      rowsExpected: 23,
+      rowsRead: 22,
+      files: [
+        {
+          key: 'acme/focus/data/part-0.parquet',
+          expected: 20,
+          read: 19,
+          complete: true,
+          problem: "read 19 of the footer's 20 rows",
+        },
+      ],
+      filesWrong: 1,
+    };
+    await writeCompleteness(
+      dynamo,
+      tables.ledgerTable,
+      [
+        {
+          tenant: 'acme',
+          accountId: OK,
+          period: '2026-09',
+          source: 'exports/acme/focus',
+          executionId: 'run-1',
+          completeness,
+          pages: true,
+        },
+      ],
+      '2026-10-02T04:30:00.000Z',
+    );
+    const result = await cli(args('--period', '2026-09'), deps());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('run of 2026-10-02');
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^acme\\s+${OK}\\s+exports/acme/focus\\s+run-1\\s+2/2\\s+22/23\\s+-1\\s+incomplete \\(pages\\)`,
+        'm',
+      ),
+    );
+    expect(result.stdout).toContain(
+      "acme/focus/data/part-0.parquet: read 19 of 20 (read 19 of the footer's 20 rows)",
+    );
+    const parsed = JSON.parse(
+      (await cli(args('--period', '2026-09', '--json'), deps())).stdout,
+    ) as {
+      records: unknown[];
+      completeness: { accountId: string; completeness: { status: string } }[];
+    };
+    expect(parsed.records).toEqual([]);
+    expect(parsed.completeness.map((r) => [r.accountId, r.completeness.status])).toEqual([
+      [OK, 'incomplete'],
+    ]);
   });
 
   it('refuses a malformed period (usage error) and says when nothing was reconciled', async () => {

@@ -250,6 +250,42 @@ describe('redriveOperators', () => {
   });
 });
 
+describe('reconciliationRoleArn / reconciliationExternalId', () => {
+  const role = 'arn:aws:iam::999999999999:role/billing-dedup-reconciliation-reader';
+
+  it('are unset by default, and accepted together', () => {
+    expect(resolve({})).toMatchObject({
+      reconciliationRoleArn: undefined,
+      reconciliationExternalId: undefined,
+    });
+    expect(
+      resolve({ reconciliationRoleArn: role, reconciliationExternalId: 'a1b2-c3d4' }),
+    ).toMatchObject({ reconciliationRoleArn: role, reconciliationExternalId: 'a1b2-c3d4' });
+  });
+
+  it.each([
+    [{ reconciliationRoleArn: '999999999999' }, /reconciliationRoleArn: must be an IAM role ARN/],
+    [
+      { reconciliationRoleArn: role },
+      /reconciliationRoleArn: .*set reconciliationExternalId to that value/,
+    ],
+    [
+      { reconciliationExternalId: 'a1b2-c3d4' },
+      /reconciliationExternalId: is used only to assume reconciliationRoleArn/,
+    ],
+    [
+      { reconciliationRoleArn: role, reconciliationExternalId: 'has space' },
+      /reconciliationExternalId: must be an STS ExternalId/,
+    ],
+    [
+      { reconciliationRoleArn: role, reconciliationExternalId: 'x' },
+      /reconciliationExternalId: must be an STS ExternalId/,
+    ],
+  ])('refuses %j', (values, message) => {
+    expect(problemsOf(values)).toMatch(message);
+  });
+});
+
 describe('the rule table is the single source of keys, defaults and docs', () => {
   it('every key has a rule; the defaults object is derived from it', () => {
     expect(Object.keys(CONFIG_RULES)).toEqual([...CONFIG_KEYS]);

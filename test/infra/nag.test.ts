@@ -30,6 +30,13 @@ describe('cdk-nag AwsSolutions', () => {
       },
     ],
     [
+      'reconciliation under a payer role in another account',
+      {
+        reconciliationRoleArn: 'arn:aws:iam::999999999999:role/billing-dedup-reconciliation-reader',
+        reconciliationExternalId: 'a1b2-c3d4',
+      },
+    ],
+    [
       'export sources (prefix-scoped reads)',
       {
         exportSources: [

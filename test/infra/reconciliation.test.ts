@@ -6,6 +6,14 @@ const reconciliationFunctions = (template: ReturnType<typeof synth>['statelessTe
     String(fn.Properties?.FunctionName).endsWith('-reconciliation'),
   );
 
+/** The statements of the reconciliation function's role policy. */
+const functionStatements = (template: ReturnType<typeof synth>['statelessTemplate']) => {
+  const policy = Object.entries(resourcesOfType(template, 'AWS::IAM::Policy')).find(([id]) =>
+    id.startsWith('ReconciliationFunctionRole'),
+  )?.[1];
+  return (policy?.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+};
+
 describe('nightly reconciliation (config reconciliation*)', () => {
   it('is on by default: a Scheduler schedule at 04:30 UTC invokes the function with its settings', () => {
     const { statelessTemplate: t } = synth();
@@ -99,12 +107,7 @@ describe('nightly reconciliation (config reconciliation*)', () => {
 
   it('grants exactly Cost Explorer, Invoicing, the ledger scan, RECON# writes and its own claims', () => {
     const { statelessTemplate: t } = synth();
-    const policy = Object.entries(resourcesOfType(t, 'AWS::IAM::Policy')).find(([id]) =>
-      id.startsWith('ReconciliationFunctionRole'),
-    )?.[1];
-    const statements = (
-      policy?.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }
-    ).Statement;
+    const statements = functionStatements(t);
     const bySid = Object.fromEntries(statements.map((s) => [s.Sid, s]));
     expect(bySid.ReadProviderTotals).toMatchObject({
       Action: ['ce:GetCostAndUsage', 'invoicing:ListInvoiceSummaries'],
@@ -134,6 +137,28 @@ describe('nightly reconciliation (config reconciliation*)', () => {
     );
   });
 
+  it('with a payer role: may assume exactly that role, and no longer asks the provider itself', () => {
+    const role = 'arn:aws:iam::999999999999:role/billing-dedup-reconciliation-reader';
+    const { statelessTemplate: t } = synth({
+      reconciliationRoleArn: role,
+      reconciliationExternalId: 'a1b2-c3d4',
+    });
+    const [fn] = reconciliationFunctions(t);
+    expect(fn.Properties?.Environment).toMatchObject({
+      Variables: { RECONCILIATION_ROLE_ARN: role, RECONCILIATION_EXTERNAL_ID: 'a1b2-c3d4' },
+    });
+    const statements = functionStatements(t);
+    const bySid = Object.fromEntries(statements.map((s) => [s.Sid, s]));
+    expect(bySid.AssumePayerRole).toEqual({
+      Sid: 'AssumePayerRole',
+      Effect: 'Allow',
+      Action: 'sts:AssumeRole',
+      Resource: role,
+    });
+    expect(bySid.ReadProviderTotals).toBeUndefined();
+    expect(statements.filter((s) => JSON.stringify(s.Action).includes('sts:'))).toHaveLength(1);
+  });
+
   it('alarms on the paging metric with the runbook, to the ops topic, and shows on the dashboard', () => {
     const { statelessTemplate: t } = synth();
     t.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -142,7 +167,9 @@ describe('nightly reconciliation (config reconciliation*)', () => {
       Namespace: 'BillingDedup',
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      AlarmDescription: Match.stringLikeRegexp('Runbook.*billing-dedup reconcile --period'),
+      AlarmDescription: Match.stringLikeRegexp(
+        'Runbook.*billing-dedup reconcile --period.*reconciliation-incomplete',
+      ),
       AlarmActions: [Match.anyValue()],
     });
     const body = JSON.stringify(
@@ -150,6 +177,7 @@ describe('nightly reconciliation (config reconciliation*)', () => {
     );
     expect(body).toContain('reconciliation: records by status');
     expect(body).toContain('reconciliationLargestDifference');
+    expect(body).toContain('reconciliationIncomplete');
     expect(body).toContain('ReconciliationDrift');
   });
 });

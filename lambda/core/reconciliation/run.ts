@@ -1,6 +1,8 @@
 /**
  * One reconciliation run, over ports: read the ledger's in-scope figures, ask the provider for each
- * period of them (and the current one), compare, store every record, notify each record that pages.
+ * period of them (and the current one), compare, store every record, notify each record that pages;
+ * beside them the completeness of the counted export snapshots, an incomplete one notified once per
+ * execution.
  * The same orchestration serves the scheduled function, `billing-dedup reconcile --run` and the local run.
  */
 import {
@@ -14,6 +16,8 @@ import {
 import { DEFAULT_TOLERANCE, type Tolerance } from './compare';
 import { driftKey, driftMessage, type DriftMessage } from './message';
 import { providerPeriods } from './scope';
+import { incompleteKey, incompleteMessage } from './completeness-message';
+import type { CompletenessRecord } from './completeness-records';
 
 export interface ReconciliationPorts {
   /** The ledger's statement rows of the account-periods in scope (core/reconciliation/scope.ts). */
@@ -23,6 +27,12 @@ export interface ReconciliationPorts {
   store(records: readonly ReconciliationRecord[], checkedAt: string): Promise<void>;
   /** Publish once per key; a key already notified is a `duplicate`. */
   notifyOnce(key: string, message: DriftMessage): Promise<'notified' | 'duplicate'>;
+  /**
+   * The completeness records of the counted snapshots of the account-periods in scope
+   * (completeness-records.ts); none are compared when absent.
+   */
+  snapshotCompleteness?(): Promise<CompletenessRecord[]>;
+  storeCompleteness?(records: readonly CompletenessRecord[], checkedAt: string): Promise<void>;
 }
 
 export interface RunOptions {
@@ -40,7 +50,10 @@ export interface RunResult {
   checkedAt: string;
   periods: string[];
   records: ReconciliationRecord[];
+  /** Completeness of the counted export snapshots of the run's periods (one per account and source). */
+  completeness: CompletenessRecord[];
   summaries: PeriodSummary[];
+  /** Notifications sent: drifts and incomplete snapshots (each once). */
   notified: number;
   unattributed: number;
   unasked: number;
@@ -69,6 +82,14 @@ export const runReconciliation = async (
     (record) => options.tenant === undefined || record.tenant === options.tenant,
   );
   await ports.store(records, checkedAt);
+  const completeness = (
+    ports.snapshotCompleteness ? await ports.snapshotCompleteness() : []
+  ).filter(
+    (record) =>
+      periods.includes(record.period) &&
+      (options.tenant === undefined || record.tenant === options.tenant),
+  );
+  await ports.storeCompleteness?.(completeness, checkedAt);
   let notified = 0;
   for (const record of records.filter((r) => r.pages)) {
     const outcome = await ports.notifyOnce(
@@ -77,10 +98,19 @@ export const runReconciliation = async (
     );
     if (outcome === 'notified') notified++;
   }
+  const incomplete = new Map<string, CompletenessRecord[]>();
+  for (const record of completeness.filter((r) => r.pages))
+    incomplete.set(incompleteKey(record), [
+      ...(incomplete.get(incompleteKey(record)) ?? []),
+      record,
+    ]);
+  for (const [key, execution] of incomplete)
+    if ((await ports.notifyOnce(key, incompleteMessage(execution))) === 'notified') notified++;
   return {
     checkedAt,
     periods,
     records,
+    completeness,
     summaries: summarize(records),
     notified,
     unattributed: run.unattributed,
