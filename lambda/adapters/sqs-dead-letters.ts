@@ -59,8 +59,8 @@ export class SqsDeadLetters implements DeadLetterPort {
   }
 
   async send(record: SqsRecordInput, rejection: Rejection): Promise<void> {
-    // Loaded on the first dead letter, not at module init: most containers reject nothing, and the SQS
-    // client was a fifth of the cost consumer's init overhead (docs/benchmarks.md, "Cold start").
+    // Loaded on the first dead letter when no client was given (the consumers pass the spool's client
+    // when the archive spool is on; tools and direct-archive consumers may never reject anything).
     const { SendMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
     const client = (this.client ??= new SQSClient({}));
     const now = this.options.now ?? Date.now;

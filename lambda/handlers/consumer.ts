@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { S3Archive } from '../adapters/s3-archive';
 import { SpoolArchive } from '../adapters/sqs-archive-spool';
@@ -44,15 +44,33 @@ export interface ConsumerClients {
 const archiveStoreOf = (env: NodeJS.ProcessEnv, clients: ConsumerClients): ObjectStore =>
   clients.archiveStore ?? (clients.s3 ? signedS3PutLike(clients.s3) : signedS3PutFor(env));
 
-const archiveOf = (env: NodeJS.ProcessEnv, clients: ConsumerClients, bucket: string) => {
+const archiveOf = (
+  env: NodeJS.ProcessEnv,
+  clients: ConsumerClients & { sqs?: SQSClient },
+  bucket: string,
+) => {
   const direct = new S3Archive(archiveStoreOf(env, clients), bucket);
   const spoolUrl = archiveSpoolUrl(env);
-  return spoolUrl === undefined ? direct : new SpoolArchive(clients.sqs, spoolUrl, direct);
+  return spoolUrl === undefined || clients.sqs === undefined
+    ? direct
+    : new SpoolArchive(clients.sqs, spoolUrl, direct);
 };
 
-export const wireConsumer = (env: NodeJS.ProcessEnv, clients: ConsumerClients): ConsumerWiring => {
+/**
+ * With the archive spool every invocation sends to SQS, so its client is made with the others (and the
+ * DLQ shares it); without, the DLQ loads one on its first dead letter.
+ */
+const withSpoolClient = (env: NodeJS.ProcessEnv, clients: ConsumerClients): ConsumerClients =>
+  clients.sqs === undefined &&
+  archiveBucketName(env) !== undefined &&
+  archiveSpoolUrl(env) !== undefined
+    ? { ...clients, sqs: new SQSClient({}) }
+    : clients;
+
+export const wireConsumer = (env: NodeJS.ProcessEnv, given: ConsumerClients): ConsumerWiring => {
   const settings = consumerSettings(env);
   const archiveBucket = archiveBucketName(env);
+  const clients = withSpoolClient(env, given);
   return {
     settings,
     deadLetters: deadLettersFor(settings, clients),
