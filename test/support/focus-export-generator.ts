@@ -1,7 +1,8 @@
 /**
  * Deterministic FOCUS 1.2 cost-and-usage export files of any size (CSV, CSV.gz, Parquet) and their
  * ground truth, computed while generating: per ledger key the exact total (integer arithmetic on
- * 15-fraction-digit amounts, independent of big.js) and row count with the per-service breakdown, and
+ * 15-fraction-digit amounts, independent of big.js) and row count with the per-service breakdown
+ * (services named by `x_ServiceCode`, else `ServiceName`, as the ledger names them), and
  * the rejected rows per reason. The same spec always gives the same rows, in every format. Memory stays
  * bounded: rows are generated one at a time and written as a stream (Parquet: one row group at a time).
  *
@@ -171,7 +172,8 @@ export function* focusRows(spec: FocusExportSpec): Generator<FocusRow> {
       SkuId: `SKU-${serviceCode}-${Math.floor(next() * 10)}`,
       SubAccountId: `2000000000${pad(account)}`,
       Tags: next() < 0.5 ? JSON.stringify({ team: pick(['core', 'data', 'web']) }) : null,
-      x_ServiceCode: serviceCode,
+      // Every 7th row without AWS's product code: named by ServiceName, as Azure, GCP and OCI rows are.
+      x_ServiceCode: index % 7 === 6 ? null : serviceCode,
       unscaledCost: unscaled,
     };
     const badEvery = spec.badRowEvery ?? 0;
@@ -229,10 +231,11 @@ export class FocusGroundTruth {
     const amount = row.unscaledCost ?? 0n;
     entry.total += amount;
     entry.rows += 1;
-    const service = entry.services.get(row.ServiceName) ?? { total: 0n, rows: 0 };
+    const name = row.x_ServiceCode ?? row.ServiceName;
+    const service = entry.services.get(name) ?? { total: 0n, rows: 0 };
     service.total += amount;
     service.rows += 1;
-    entry.services.set(row.ServiceName, service);
+    entry.services.set(name, service);
     this.keys.set(id, entry);
   }
 

@@ -10,7 +10,7 @@
 import { CUR_LEGACY_CSV, CUR_SNAKE_CASE } from '../formats/cost-cur';
 import type { ExportColumnFormat } from './column-format';
 
-/** Every column `parseFocusRow` may read. */
+/** Every column `parseFocusRow` and `focusChargeService` may read. */
 export const FOCUS_COLUMNS_READ: readonly string[] = [
   'BilledCost',
   'BillingAccountId',
@@ -36,6 +36,7 @@ export const FOCUS_COLUMNS_READ: readonly string[] = [
   'SkuPriceId',
   'SubAccountId',
   'Tags',
+  'x_ServiceCode',
 ];
 
 export const COLUMNS_READ: Readonly<Record<ExportColumnFormat, readonly string[]>> = {

@@ -16,7 +16,7 @@
 import { ValidationError, type RejectionCode } from '../errors';
 import type { CostEvent } from '../events';
 import { CUR_LEGACY_CSV, CUR_SNAKE_CASE, parseCurRow } from '../formats/cost-cur';
-import { parseFocusRow } from '../formats/cost-focus';
+import { focusChargeService, parseFocusRow } from '../formats/cost-focus';
 import type { JsonObject } from '../formats/fields';
 import { billingPeriodOf } from '../keys';
 import type { ExportColumnFormat } from './column-format';
@@ -47,7 +47,10 @@ export interface ExportCharge {
   period: string;
   currency: string;
   amount: string;
-  /** ServiceName; undefined when the row has none. */
+  /**
+   * The service: CUR's product code; FOCUS's `x_ServiceCode` (AWS's product code), else ServiceName.
+   * `event.service` keeps FOCUS's ServiceName. Undefined when the row has none.
+   */
   service?: string;
   event: CostEvent;
 }
@@ -98,8 +101,11 @@ export const normalizeExportRow = (row: ExportRow, context: RowContext): RowResu
   const attributes: Record<string, string> = { tenant: context.tenant };
   if (context.source !== undefined) attributes.source = context.source;
   let event: CostEvent;
+  let service: string | undefined;
   try {
     event = PARSERS[row.format ?? 'focus'](row.cells, attributes);
+    service =
+      (row.format ?? 'focus') === 'focus' ? focusChargeService(row.cells, event) : event.service;
   } catch (error) {
     if (error instanceof ValidationError) return reject(error.code, error.field, error.reason);
     throw error;
@@ -124,7 +130,7 @@ export const normalizeExportRow = (row: ExportRow, context: RowContext): RowResu
       period,
       currency: event.currency,
       amount: event.amount,
-      service: event.service,
+      service,
       event,
     },
   };

@@ -11,10 +11,20 @@
  * `ContractedCost` (the ledger books BilledCost; a re-export that only re-amortizes EffectiveCost is the
  * same charge), `SubAccountName`, `BillingPeriodEnd` (derived from BillingPeriodStart), `x_ExportDateTime`
  * and every other `x_*` column (export metadata), and any other column the event has no field for.
+ * `x_ServiceCode` (AWS's product code) is not in the event either: it names an export charge's service
+ * (`focusChargeService`), so the event's content hash, and every charge stored by it, stay as they are.
  */
 import { fail } from '../errors';
 import { CHARGE_CATEGORIES, type CostEvent } from '../events';
-import { isBlank, optionalEnum, own, requiredEnum, slugify, type JsonObject } from './fields';
+import {
+  isBlank,
+  optionalEnum,
+  optionalString,
+  own,
+  requiredEnum,
+  slugify,
+  type JsonObject,
+} from './fields';
 import { CHARGE_CLASSES, finishCostEvent, hasAnyKey } from './cost-common';
 import { amountFields, fieldReaders, periodFields } from './cost-fields';
 import { resolveSource, resolveTenant } from './scope';
@@ -62,6 +72,16 @@ const mayBeNullText = (text: string): boolean => {
 };
 
 const cell = (row: JsonObject, column: string): unknown => focusCell(own(row, column));
+
+/** AWS's extension column with the product code (`AmazonEC2`) that CUR names a service by. */
+export const FOCUS_SERVICE_CODE = 'x_ServiceCode';
+
+/**
+ * The service an export charge is totalled under: the row's `x_ServiceCode` when it has one (AWS, so
+ * named as in CUR), else the event's ServiceName (Azure, GCP, OCI). Throws on a malformed code.
+ */
+export const focusChargeService = (row: JsonObject, event: CostEvent): string | undefined =>
+  optionalString(cell(row, FOCUS_SERVICE_CODE), FOCUS_SERVICE_CODE) ?? event.service;
 
 export const parseFocusRow = (row: JsonObject, attributes: Record<string, string>): CostEvent => {
   const column = (name: string): unknown => cell(row, name);

@@ -148,10 +148,23 @@ describe('the columnar path equals the row path', () => {
     expect(rejectedOf(other.rowPath)).toBe(other.rowPath[0].rows);
   });
 
-  it('on the FOCUS sample written as Parquet', async () => {
-    const [header, ...records] = parseCsv(
-      fixtureBytes('focus-sample-data-1.1-excerpt.csv').toString('utf8'),
-    );
+  const focusSample = (): string[][] =>
+    parseCsv(fixtureBytes('focus-sample-data-1.1-excerpt.csv').toString('utf8'));
+  /** The sample with AWS's x_ServiceCode column: EC2's code, S3's blank (so named by ServiceName). */
+  const withServiceCodes = ([header, ...records]: string[][]): string[][] => {
+    const service = header.indexOf('ServiceName');
+    const codes: Record<string, string> = { 'Amazon Elastic Compute Cloud': 'AmazonEC2' };
+    return [
+      [...header, 'x_ServiceCode'],
+      ...records.map((record) => [...record, codes[record[service]] ?? ' ']),
+    ];
+  };
+
+  it.each([
+    ['', focusSample],
+    [' with x_ServiceCode', () => withServiceCodes(focusSample())],
+  ])('on the FOCUS sample%s written as Parquet', async (_, table) => {
+    const [header, ...records] = table();
     const bytes = new Uint8Array(
       parquetWriteBuffer({
         columnData: header.map((name, column) => ({
@@ -163,12 +176,21 @@ describe('the columnar path equals the row path', () => {
       }),
     );
     const periods = new Set(records.map((record) => record[header.indexOf('BillingPeriodStart')]));
+    const booked: string[] = [];
     for (const period of [...periods].map((start) => start.slice(0, 7))) {
       const context = { tenant: 'acme', objectKey: 'focus.parquet', billingPeriod: period };
       const { rowPath, columnar } = await bothPaths(bytes, context, { taskRows: 4 });
       expect(columnar).toEqual(rowPath);
       expect(rowPath.some((result) => Object.keys(result.totals).length > 0)).toBe(true);
+      booked.push(JSON.stringify(rowPath));
     }
+    const named = booked.join();
+    expect(named).toContain('"Amazon Simple Storage Service"');
+    expect(named).toContain('"Azure Functions"');
+    expect(named.includes('"AmazonEC2"')).toBe(header.includes('x_ServiceCode'));
+    expect(named.includes('"Amazon Elastic Compute Cloud"')).toBe(
+      !header.includes('x_ServiceCode'),
+    );
   });
 
   it('on a generated FOCUS export with bad rows (DECIMAL costs, several row groups and tasks)', async () => {
@@ -247,6 +269,17 @@ const FOCUS_POOLS: Record<string, Pool> = {
   ChargeCategory: ['Usage', 'usage', 'Tax', 'Credit', 'Bogus', null],
   ChargeClass: [null, 'Correction', 'Other'],
   ServiceName: ['Amazon EC2', 'Amazon S3', null, '', 'null', 'x'.repeat(3000), 'Amazon\u00a0EC2'],
+  x_ServiceCode: [
+    'AmazonEC2',
+    null,
+    'AmazonS3',
+    '',
+    ' ',
+    'NULL',
+    'Amazon EC2',
+    'x'.repeat(3000),
+    'a\u200db',
+  ],
   ProviderName: ['AWS', 'Microsoft', null, '---', ''],
   ServiceProviderName: ['Google Cloud', null, '!!!'],
   ResourceId: [null, 'i-123', 'i-\u0007bell', (i) => `arn:aws:ec2:::instance/i-${i}`],

@@ -75,6 +75,29 @@ describe('normalizeExportRow', () => {
     expect(charge.event).not.toHaveProperty('x_BillingProfileId');
   });
 
+  it("names AWS spend by x_ServiceCode, CUR's product code, and keeps ServiceName on the event", () => {
+    const charge = accept(focus10({ x_ServiceCode: ' AmazonEC2 ' }));
+    expect(charge.service).toBe('AmazonEC2');
+    expect(charge.event.service).toBe('Amazon Elastic Compute Cloud');
+    expect(charge.event).not.toHaveProperty('x_ServiceCode');
+  });
+
+  it.each([undefined, '', '   ', 'NULL', '(null)'])(
+    'names the service by ServiceName when x_ServiceCode is %p',
+    (code) => {
+      const cells = code === undefined ? focus10() : focus10({ x_ServiceCode: code });
+      expect(accept(cells).service).toBe('Amazon Elastic Compute Cloud');
+      expect(accept({ ...cells, ServiceName: '' }).service).toBeUndefined();
+    },
+  );
+
+  it('rejects a malformed x_ServiceCode under that column', () => {
+    expect(reject(focus10({ x_ServiceCode: 'x'.repeat(3000) }))).toMatchObject({
+      code: 'invalid-field',
+      column: 'x_ServiceCode',
+    });
+  });
+
   it('takes the tenant from the export source only: a row naming another tenant changes nothing', () => {
     const charge = accept(focus10({ x_Tenant: 'globex', tenant: 'globex', Tenant: 'globex' }));
     expect(charge.tenant).toBe('acme');

@@ -7,7 +7,7 @@
 import { MAX_SIGNIFICANT_DIGITS } from '../../decimal';
 import { CHARGE_CATEGORIES } from '../../events';
 import { CHARGE_CLASSES } from '../../formats/cost-common';
-import { focusCell, providerSlug } from '../../formats/cost-focus';
+import { FOCUS_SERVICE_CODE, focusCell, providerSlug } from '../../formats/cost-focus';
 import {
   isBlank,
   optionalDecimal,
@@ -50,6 +50,7 @@ const CHARGE_END = index('ChargePeriodEnd');
 const AMOUNT = index('BilledCost');
 const CURRENCY = index('BillingCurrency');
 const SERVICE = index('ServiceName');
+const SERVICE_CODE = index(FOCUS_SERVICE_CODE);
 
 /** A check of the cell with the NULL texts blank. */
 const ofCell =
@@ -101,6 +102,10 @@ export const focusColumnar = (
     ofCell((value) => optionalString(value, 'ServiceName')),
     null,
   );
+  checks[SERVICE_CODE] = codeCheck(
+    services,
+    ofCell((value) => optionalString(value, FOCUS_SERVICE_CODE)),
+  );
   const amount = amountCheck('BilledCost');
   checks[AMOUNT] = (value) => amount(focusCell(value));
   checks[CURRENCY] = codeCheck(
@@ -133,7 +138,7 @@ export const focusColumnar = (
       if (period !== context.billingPeriod) return false;
       booking.codes[0] = account;
       booking.codes[1] = outcomes[CURRENCY] as number;
-      booking.codes[2] = outcomes[SERVICE] as number;
+      booking.codes[2] = (outcomes[SERVICE_CODE] ?? outcomes[SERVICE]) as number;
       booking.amount = outcomes[AMOUNT] as ExactAmount;
       return true;
     },
