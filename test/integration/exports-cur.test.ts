@@ -21,6 +21,7 @@ import { planDelivery as planManifestDelivery } from '../../lambda/core/exports/
 import type { ExecutionPlan } from '../../lambda/core/exports/plan';
 import type { ExportTaskMessage } from '../../lambda/core/exports/task-message';
 import {
+  CSV_HEADER,
   csvOf,
   deliver,
   hourLine,
@@ -158,11 +159,20 @@ describe('a CUR 2.0 export and a FOCUS export of the same account and month', ()
   const legacy = legacyCurTable();
   const cur2: CurTable = { header: legacy.header.map(snakeCase), records: legacy.records };
   const total = exactSum(cellsOf(legacy, COST));
-  /** The same month as FOCUS rows: one row per service, BilledCost = the service's CUR total. */
-  const focusLines = [...new Set(cellsOf(legacy, PRODUCT))].map((service, hour) =>
-    hourLine(serviceTotal(legacy, service), FIXTURE_ACCOUNT, service, hour, {
-      period: FIXTURE_PERIOD,
-    }),
+  /**
+   * The same month as AWS's FOCUS rows: one row per service, BilledCost = the service's CUR total,
+   * ServiceName its product name and x_ServiceCode its product code.
+   */
+  const productNames = new Map(
+    legacy.records.map((record) => [
+      record[legacy.header.indexOf(PRODUCT)],
+      record[legacy.header.indexOf('product/ProductName')],
+    ]),
+  );
+  const focusColumns = [...CSV_HEADER.split(','), 'x_ServiceCode'];
+  const focusLines = [...productNames].map(
+    ([code, name], hour) =>
+      `${hourLine(serviceTotal(legacy, code), FIXTURE_ACCOUNT, name, hour, { period: FIXTURE_PERIOD })},${code}`,
   );
   const focusDelivery = (prefix: string, eventTime: string): ExportDelivery => ({
     tenant: prefix,
@@ -172,7 +182,8 @@ describe('a CUR 2.0 export and a FOCUS export of the same account and month', ()
     period: FIXTURE_PERIOD,
     eventTime,
     sequencer: '0055AED6DCD90281E5',
-    files: { 'part-0.csv': csvOf(focusLines) },
+    columns: focusColumns,
+    files: { 'part-0.csv': csvOf(focusLines, focusColumns.join(',')) },
   });
 
   it.each([
@@ -205,6 +216,18 @@ describe('a CUR 2.0 export and a FOCUS export of the same account and month', ()
         ],
       }),
     ]);
+    // Both snapshots name each service by its product code, with the same total.
+    const [curTotals, focusTotals] = await Promise.all(
+      (curFirst ? [first, second] : [second, first]).map((delivered) =>
+        ledger.store.readSnapshotTotals(delivered.planned.ref),
+      ),
+    );
+    const services = (totals: typeof curTotals) => totals[FIXTURE_ACCOUNT].USD.services;
+    expect(Object.keys(services(focusTotals))).toEqual(
+      expect.arrayContaining(['AWSGlue', 'awskms']),
+    );
+    expect(Object.keys(services(focusTotals))).not.toContain('AWS Glue');
+    expect(services(focusTotals)).toEqual(services(curTotals));
   });
 });
 
