@@ -55,6 +55,8 @@ export const FOCUS_COLUMNS = [
   'SkuPriceId',
   'SubAccountId',
   'Tags',
+  // AWS's extension column: the product code, the service name CUR rows carry too.
+  'x_ServiceCode',
 ] as const;
 
 /**
