@@ -11,8 +11,8 @@
  * Entra tenant and audience, never the body's.
  * https://learn.microsoft.com/azure/azure-monitor/alerts/action-groups (secure webhook)
  */
-import { errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import type { PushSender } from './pubsub-token';
+import type { JWTVerifyGetKey } from 'jose';
+import { verifyBearer, type PushSender } from './bearer-token';
 import { refuse, type Refusal } from './refusal';
 
 /** The Action Groups application's id in Microsoft Entra ID, as Microsoft's action-group docs give it. */
@@ -38,28 +38,6 @@ export const entraIssuers = (entraTenantId: string): string[] => [
 export const entraJwksUrl = (entraTenantId: string): string =>
   `https://login.microsoftonline.com/${entraTenantId}/discovery/v2.0/keys`;
 
-const BEARER = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\s*$/;
-
-const failure = (error: unknown): Refusal => {
-  if (error instanceof errors.JWTExpired) return refuse(401, 'expired', 'the token has expired');
-  if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'iss')
-      return refuse(401, 'wrong-issuer', "the token was not issued by this tenant's Entra ID");
-    if (error.claim === 'aud')
-      return refuse(403, 'wrong-audience', 'the token is for another app registration');
-    return refuse(401, 'malformed-credential', `the token's "${error.claim}" claim is invalid`);
-  }
-  if (
-    error instanceof errors.JWSSignatureVerificationFailed ||
-    error instanceof errors.JWKSNoMatchingKey ||
-    error instanceof errors.JOSEAlgNotAllowed
-  )
-    return refuse(401, 'bad-signature', 'the token is not signed by a key of Microsoft Entra ID');
-  if (error instanceof errors.JOSEError)
-    return refuse(401, 'malformed-credential', `the token cannot be read (${error.code})`);
-  throw error;
-};
-
 /** The sender of a secure webhook call for `tenant`, or why it is refused. Key-fetch failures throw (5xx). */
 export const verifyEntraToken = async (
   tenant: string,
@@ -67,24 +45,25 @@ export const verifyEntraToken = async (
   policy: EntraTokenPolicy,
   now: Date,
 ): Promise<PushSender | Refusal> => {
-  if (authorization === undefined || authorization.trim() === '')
-    return refuse(401, 'missing-credential', 'no Authorization header (secure webhook)');
-  const token = BEARER.exec(authorization)?.[1];
-  if (token === undefined)
-    return refuse(401, 'malformed-credential', 'expected "Authorization: Bearer <JWT>"');
-  let payload: Record<string, unknown>;
-  try {
-    ({ payload } = await jwtVerify(token, policy.keys, {
-      issuer: entraIssuers(policy.entraTenantId),
+  const verified = await verifyBearer(
+    authorization,
+    {
+      keys: policy.keys,
+      issuers: entraIssuers(policy.entraTenantId),
       audience: policy.audience,
-      algorithms: ['RS256'],
       requiredClaims: ['exp', 'iat'],
-      currentDate: now,
-      clockTolerance: policy.clockToleranceSeconds ?? 300,
-    }));
-  } catch (error) {
-    return failure(error);
-  }
+      clockToleranceSeconds: policy.clockToleranceSeconds ?? 300,
+      wording: {
+        missing: 'no Authorization header (secure webhook)',
+        wrongIssuer: "the token was not issued by this tenant's Entra ID",
+        wrongAudience: 'the token is for another app registration',
+        badSignature: 'the token is not signed by a key of Microsoft Entra ID',
+      },
+    },
+    now,
+  );
+  if (!verified.ok) return verified;
+  const { payload } = verified;
   const caller =
     typeof payload.appid === 'string'
       ? payload.appid

@@ -6,7 +6,7 @@
  * in the timing. An unknown tenant is refused like a wrong token, after the same comparison.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { PushSender } from './pubsub-token';
+import type { PushSender } from './bearer-token';
 import { refuse, type Refusal } from './refusal';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
