@@ -384,6 +384,11 @@ export const buildProgram = (
         '--evidence',
         "with a statement: each charge's archived messages and what happened to each copy",
       )
+      .option(
+        '--limit <n>',
+        'with --evidence: print at most n export rows per snapshot (the sums are over all of them)',
+        positiveInteger,
+      )
       .option('--archive-bucket <name>', 'evidence archive bucket (instead of discovery)')
       .option('--json', 'statement as JSON on stdout'),
   ).action((options: Record<string, unknown>) =>
@@ -395,6 +400,7 @@ export const buildProgram = (
           period: options.period as string | undefined,
           json: options.json === true,
           evidence: options.evidence === true,
+          limit: options.limit as number | undefined,
         },
         session,
       ),

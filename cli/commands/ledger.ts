@@ -4,6 +4,7 @@ import { json, plural, table } from '../format';
 import type { LedgerCharge, LedgerTotal } from '../../lambda/adapters/ledger-reader';
 import type { PeriodStatus } from '../../lambda/core/ports';
 import { readStatementEvidence, type StatementEvidence } from '../operations/charge-evidence';
+import { readExportEvidence, type SnapshotEvidence } from '../operations/export-row-evidence';
 import { readStatement, readTotals, validateTenant, type Statement } from '../operations/ledger';
 import type { Session } from '../session';
 
@@ -14,6 +15,8 @@ export interface LedgerFlags {
   json?: boolean;
   /** With a statement: each charge's archived messages and what happened to each copy. */
   evidence?: boolean;
+  /** With --evidence: export rows printed per snapshot (their sums are always over all rows). */
+  limit?: number;
 }
 
 const identity = (kind: string, id: string): string =>
@@ -142,6 +145,47 @@ const evidenceLines = (statement: Statement, evidence: StatementEvidence): strin
   ];
 };
 
+const pinText = (row: SnapshotEvidence['rows'][number]): string =>
+  row.versionId
+    ? `version ${row.versionId} ETag ${row.eTag ?? '?'}`
+    : row.eTag
+      ? `ETag ${row.eTag}`
+      : 'not pinned';
+
+/** Each counted (or shadowed) snapshot's booked rows, then their sums against the SNAPSHOT item. */
+const exportEvidenceLines = (snapshots: readonly SnapshotEvidence[]): string[] =>
+  snapshots.flatMap((snapshot) => [
+    '',
+    `Export rows of ${snapshot.source} execution ${snapshot.executionId} (${snapshot.role}; ` +
+      `${plural(snapshot.booked, 'booked row')} of the account, ${plural(snapshot.read, 'row')} read at the pinned versions):`,
+    ...snapshot.rows.map(
+      (row) => `  ${row.objectKey} ${pinText(row)} row ${row.row}: ${row.amount} ${row.currency}`,
+    ),
+    ...(snapshot.booked > snapshot.rows.length
+      ? [`  … ${plural(snapshot.booked - snapshot.rows.length, 'more row')} (--limit)`]
+      : []),
+    ...snapshot.checks.map(
+      (check) =>
+        `  ${check.equal ? 'Check' : 'CHECK FAILED'}: ${check.currency} rows ${check.rowsTotal} (${plural(check.rows, 'row')}), ` +
+        `snapshot ${check.snapshotTotal} (${plural(check.snapshotCharges, 'charge')})`,
+    ),
+  ]);
+
+/** The snapshots whose rows do not sum to their SNAPSHOT item, as one message. */
+const exportMismatch = (snapshots: readonly SnapshotEvidence[]): string | undefined => {
+  const failed = snapshots.flatMap((snapshot) =>
+    snapshot.checks
+      .filter((check) => !check.equal)
+      .map(
+        (check) =>
+          `${snapshot.executionId} ${check.currency}: rows ${check.rowsTotal} (${check.rows}) vs snapshot ${check.snapshotTotal} (${check.snapshotCharges})`,
+      ),
+  );
+  return failed.length === 0
+    ? undefined
+    : `Export rows do not add up to their snapshot (${failed.join('; ')}): the pinned files no longer say what was booked; investigate before trusting this statement (see docs/operations.md)`;
+};
+
 /** `billing-dedup ledger`: a statement (tenant + account + period) or a totals listing (scan). */
 export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promise<number> => {
   const tenant = validateTenant(flags.tenant);
@@ -207,8 +251,21 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
         statement.charges,
       )
     : undefined;
+  const exportEvidence = flags.evidence
+    ? await readExportEvidence(dynamo, session.clients.s3, table_, {
+        ...statement,
+        ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+        configured: (await session.resources.exportSources())?.sources,
+      })
+    : undefined;
   if (flags.json) {
-    out.write(json({ table: table_, ...statement, ...(evidence ? { evidence } : {}) }));
+    out.write(
+      json({
+        table: table_,
+        ...statement,
+        ...(evidence ? { evidence: { ...evidence, exports: exportEvidence ?? [] } } : {}),
+      }),
+    );
   } else {
     const lines = [
       `Ledger statement: tenant ${statement.tenant}, account ${statement.accountId}, period ${statement.period}`,
@@ -274,6 +331,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
               )
               .join('\n'),
         ...(evidence ? evidenceLines(statement, evidence) : []),
+        ...exportEvidenceLines(exportEvidence ?? []),
       );
     }
     out.write(`${lines.join('\n')}\n`);
@@ -282,5 +340,7 @@ export const ledgerCommand = async (flags: LedgerFlags, session: Session): Promi
     throw new CliError(
       'Ledger totals and charges disagree: investigate before trusting this statement (see docs/operations.md)',
     );
+  const mismatch = exportMismatch(exportEvidence ?? []);
+  if (mismatch) throw new CliError(mismatch);
   return EXIT.ok;
 };
