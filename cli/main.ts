@@ -169,7 +169,8 @@ export const buildProgram = (
       .description(
         'Replay a tenant’s billing period from the evidence archive: re-publish its archived cost events ' +
           '(idempotent: an intact ledger does not change), or rebuild them into a fresh table and compare ' +
-          'with the live ledger. Stream charges only: export files are not replayed.',
+          'with the live ledger. Re-publishing replays stream charges only; a rebuild also runs the live ' +
+          'export executions again on their pinned file versions.',
       )
       .option('--from-archive', 'read the events from the evidence archive (required)')
       .requiredOption('--tenant <tenant>', 'tenant')
@@ -177,8 +178,9 @@ export const buildProgram = (
       .option('--dry-run', 'count what would be replayed; publish nothing')
       .option(
         '--rebuild-into <table>',
-        'run the events through the cost processor into this fresh table (created when missing) and ' +
-          'compare its stream totals with the live ledger; exit 4 when one differs',
+        'run the events through the cost processor, and the live export executions on their pinned ' +
+          'files, into this fresh table (created when missing) and compare its statement totals with ' +
+          'the live ledger; exit 4 when one differs',
       )
       .addOption(
         new Option(

@@ -37,13 +37,14 @@ const comparisonText = (table_: string, liveTable: string, result: RebuildResult
     .map(([outcome, count]) => `${count} ${outcome}`)
     .join(', ');
   const lines = [
-    `Rebuilt into ${table_}: ${outcomes || 'nothing booked'}; ${plural(result.voids, 'void')} of the live ledger applied.`,
+    `Rebuilt into ${table_}: ${outcomes || 'nothing booked'}; ${plural(result.exports, 'export execution')} run again on their pinned files; ` +
+      `${plural(result.closes, 'close')} and ${plural(result.voids, 'void')} of the live ledger applied.`,
   ];
   for (const rejection of result.rejections)
     lines.push(`  rejected ${rejection.messageId}: ${rejection.reason}`);
   if (comparison.differences.length === 0) {
     lines.push(
-      `Equal: the rebuilt stream totals equal ${liveTable} exactly (${plural(comparison.equal, 'account-currency total')}).`,
+      `Equal: the rebuilt statement totals (stream and export) equal ${liveTable} exactly (${plural(comparison.equal, 'account-currency total')}).`,
     );
   } else {
     lines.push(
@@ -109,8 +110,10 @@ export const replayCommand = async (flags: ReplayFlags, session: Session): Promi
     const prepared = await prepareRebuildTable(clients.dynamo, flags.rebuildInto, liveTable);
     const result = await rebuildLedger(archived.events, {
       dynamo: clients.dynamo,
+      s3: clients.s3,
       tenant,
-      period,
+      periods: [period],
+      configured: (await resources.exportSources())?.sources,
       liveTable,
       table: flags.rebuildInto,
       policy,
@@ -125,7 +128,7 @@ export const replayCommand = async (flags: ReplayFlags, session: Session): Promi
           tableWas: prepared,
           liveTable,
           policy,
-          scope: 'stream charges only',
+          scope: 'stream charges and export executions',
           ...result,
         }),
       );

@@ -11,15 +11,12 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { ExportSourceConfig } from '../../contract/export-sources';
 import { COST_STREAM } from '../../contract/streams';
 import { ledgerTableKeySchema } from '../../contract/tables';
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
 import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
-import {
-  readPartitionCharges,
-  readStatementItems,
-  streamTotalsOf,
-} from '../../lambda/adapters/ledger-reader';
+import { readAllTotals, readPartitionCharges } from '../../lambda/adapters/ledger-reader';
 import { readArchivedRecords } from '../../lambda/adapters/s3-archive-reader';
 import { ledgerPartitionKeyOf } from '../../lambda/adapters/table-layout';
 import { archivePrefixOf } from '../../lambda/core/archive';
@@ -37,16 +34,17 @@ import {
   type AccountTotal,
   type LedgerComparison,
 } from '../../lambda/core/ledger-comparison';
-import { statementRows } from '../../lambda/core/ledger-total';
 import { ArchivedTenant } from '../../lambda/core/tenant-binding';
 import type {
   DeadLetterPort,
   LateChargePolicy,
+  PeriodStatus,
   Rejection,
   SqsRecordInput,
 } from '../../lambda/core/ports';
 import { UsageError } from '../errors';
 import type { InputItem } from '../input';
+import { readLiveExecutions, replayExecution, type LiveExecution } from './export-rebuild';
 
 export interface ArchivedCostEvents extends CostEventSelection {
   prefix: string;
@@ -124,11 +122,16 @@ export const prepareRebuildTable = async (
 
 export interface RebuildOptions {
   dynamo: DynamoDBClient;
+  /** Reads the export bucket: the live executions' data files at their pinned versions. */
+  s3: S3Client;
   tenant: string;
-  period: string;
+  /** The periods rebuilt and compared (the events are theirs); one for the CLI. */
+  periods: readonly string[];
   liveTable: string;
   table: string;
   policy: LateChargePolicy;
+  /** The stage's `exportSources`, for the provider of export rows without ProviderName. */
+  configured?: readonly ExportSourceConfig[];
 }
 
 export interface RebuildResult {
@@ -139,7 +142,11 @@ export interface RebuildResult {
   closes: number;
   /** Voids of the live ledger (its audited `charge void` actions) applied to the rebuilt charges. */
   voids: number;
+  /** Export executions the live ledger switched in, run again on their pinned file versions. */
+  exports: number;
+  /** Every period's full statement totals (stream and export), all periods together. */
   comparison: LedgerComparison;
+  byPeriod: { period: string; comparison: LedgerComparison }[];
 }
 
 const BATCH = 10;
@@ -169,37 +176,32 @@ const accountsOf = async (
     .filter((status) => status.period === period)
     .map((status) => status.accountId);
 
-/** Each account's stream totals of the period (export snapshots left out: the rebuild has none). */
-const streamTotals = async (
+/**
+ * Each account's full statement totals of the tenant's period, by the ledger total rule (stream totals,
+ * the counted export snapshots; export-only accounts too). A scan: a rebuild is an operator's tool.
+ */
+const statementTotals = async (
   dynamo: DynamoDBClient,
   table: string,
   tenant: string,
   period: string,
-  accounts: readonly string[],
-): Promise<AccountTotal[]> => {
-  const rows: AccountTotal[] = [];
-  for (const accountId of accounts) {
-    const { totals } = await readStatementItems(
-      dynamo,
-      table,
-      ledgerPartitionKeyOf(tenant, accountId, period),
-    );
-    for (const row of statementRows(totals.flatMap(streamTotalsOf), [], [], []))
-      rows.push({ accountId, currency: row.currency, total: row.total, charges: row.charges });
-  }
-  return rows;
-};
+): Promise<AccountTotal[]> =>
+  (await readAllTotals(dynamo, table))
+    .filter((row) => row.tenant === tenant && row.period === period)
+    .map(({ accountId, currency, total, charges }) => ({ accountId, currency, total, charges }));
 
 /**
  * Runs the chosen events through the cost processor (`processCostBatch` + `DynamoLedger`) into `table`
- * in send order, applies the live ledger's voids of the period to the same charges, and compares the
- * two ledgers' stream totals of every account of the tenant's period.
+ * in the order the live consumer decided them, with the live closes and the live export switches (each
+ * execution run again on its pinned files) at the moments they happened; applies the live ledger's
+ * voids of the periods to the same charges; and compares the two ledgers' full statement totals of
+ * every account of each period.
  */
 export const rebuildLedger = async (
   events: readonly ArchivedMessage[],
   options: RebuildOptions,
 ): Promise<RebuildResult> => {
-  const { dynamo, tenant, period, table, liveTable, policy } = options;
+  const { dynamo, tenant, periods: rebuilt, table, liveTable, policy } = options;
   const ledger = new DynamoLedger({ client: dynamo, ledgerTable: table });
   const periods = new DynamoPeriods({ client: dynamo, ledgerTable: table });
   const livePeriods = new DynamoPeriods({ client: dynamo, ledgerTable: liveTable });
@@ -208,8 +210,19 @@ export const rebuildLedger = async (
   const closes = (await livePeriods.list({ tenant }))
     .filter((status) => status.state === 'closed' && status.closedAt !== undefined)
     .map((status) => ({ key: status, closedAt: status.closedAt as string }));
+  const executions = await readLiveExecutions(dynamo, liveTable, tenant, rebuilt);
   let closed = 0;
-  for (const step of rebuildSteps(events, closes, BATCH)) {
+  let exported = 0;
+  const switches = executions.map((execution) => ({
+    key: execution,
+    switchedAt: execution.switchedAt,
+  }));
+  for (const step of rebuildSteps<PeriodStatus, LiveExecution>(events, closes, BATCH, switches)) {
+    if (step.kind === 'export') {
+      await replayExecution(step.key, { ...options, table });
+      exported += 1;
+      continue;
+    }
     if (step.kind === 'close') {
       const { key } = step;
       if ((await periods.stateOf(key)) === 'closed') continue; // closed by an earlier rebuild into this table
@@ -242,6 +255,40 @@ export const rebuildLedger = async (
           'rerun into a fresh table',
       );
   }
+  let voids = 0;
+  const byPeriod: RebuildResult['byPeriod'] = [];
+  for (const period of rebuilt) {
+    voids += await repeatVoids(dynamo, { liveTable, tenant, period, policy }, periods, livePeriods);
+    byPeriod.push({
+      period,
+      comparison: compareLedgers(
+        await statementTotals(dynamo, liveTable, tenant, period),
+        await statementTotals(dynamo, table, tenant, period),
+      ),
+    });
+  }
+  return {
+    outcomes,
+    rejections: rejections.reasons,
+    closes: closed,
+    voids,
+    exports: exported,
+    comparison: {
+      equal: byPeriod.reduce((sum, p) => sum + p.comparison.equal, 0),
+      differences: byPeriod.flatMap((p) => p.comparison.differences),
+    },
+    byPeriod,
+  };
+};
+
+/** The live ledger's voids of a tenant's period, applied to the same rebuilt charges. */
+const repeatVoids = async (
+  dynamo: DynamoDBClient,
+  scope: { liveTable: string; tenant: string; period: string; policy: LateChargePolicy },
+  periods: DynamoPeriods,
+  livePeriods: DynamoPeriods,
+): Promise<number> => {
+  const { liveTable, tenant, period, policy } = scope;
   const accounts = [
     ...new Set([
       ...(await accountsOf(livePeriods, tenant, period)),
@@ -268,9 +315,5 @@ export const rebuildLedger = async (
       voids += 1;
     }
   }
-  const comparison = compareLedgers(
-    await streamTotals(dynamo, liveTable, tenant, period, accounts),
-    await streamTotals(dynamo, table, tenant, period, accounts),
-  );
-  return { outcomes, rejections: rejections.reasons, closes: closed, voids, comparison };
+  return voids;
 };

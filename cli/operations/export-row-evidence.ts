@@ -48,10 +48,10 @@ export interface ExportEvidenceQuery {
 }
 
 /** The bucket of an export source id (`<bucket>/<export root>`: a bucket name has no `/`). */
-const bucketOf = (sourceId: string): string => sourceId.split('/')[0];
+export const bucketOf = (sourceId: string): string => sourceId.split('/')[0];
 
 /** The provider the chunk worker gives rows of `key`: its configured source's, else the default. */
-const providerOf = (
+export const providerOf = (
   configured: readonly ExportSourceConfig[],
   bucket: string,
   key: string,

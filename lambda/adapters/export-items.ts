@@ -147,6 +147,33 @@ export const executionOf = (item: Item): ExecutionRecord => ({
     : {}),
 });
 
+/** The plan an EXEC item records (`planItem` read back): its files and tasks with their pins. */
+export const planOfItem = (item: Item): ExecutionPlan => {
+  const execution = executionOf(item);
+  return {
+    tenant: execution.tenant,
+    source: execution.source,
+    period: execution.period,
+    executionId: execution.executionId,
+    exportArn: execution.exportArn,
+    manifestKey: execution.manifestKey,
+    order: execution.order,
+    fingerprint: item.fingerprint?.S ?? '',
+    files: (item.files?.L ?? []).map((file, index) => ({
+      ...execution.files[index],
+      ...(file.M?.eTag?.S
+        ? {
+            pin: {
+              ...(file.M.versionId?.S ? { versionId: file.M.versionId.S } : {}),
+              eTag: file.M.eTag.S,
+            },
+          }
+        : {}),
+    })),
+    tasks: execution.tasks,
+  };
+};
+
 /** The EXEC item of a plan: its fingerprint, each file's pinned version and zeroed counters. */
 export const planItem = (plan: ExecutionPlan, createdAt: string): Item => ({
   ...ledgerKey(pkOf(plan), executionSortKey(plan.executionId)),

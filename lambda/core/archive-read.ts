@@ -219,39 +219,59 @@ export interface LiveClose<Key> {
   closedAt: string;
 }
 
-export type RebuildStep<Key> =
-  { kind: 'book'; events: ArchivedMessage[] } | { kind: 'close'; key: Key };
+/** A live export execution's switch, to be repeated in a rebuild at the moment it happened. */
+export interface LiveSwitch<Key> {
+  key: Key;
+  switchedAt: string;
+}
+
+export type RebuildStep<Key, ExportKey = never> =
+  | { kind: 'book'; events: ArchivedMessage[] }
+  | { kind: 'close'; key: Key }
+  | { kind: 'export'; key: ExportKey };
+
+type LiveAction<Key, ExportKey> = { at: string } & (
+  { kind: 'close'; key: Key } | { kind: 'export'; key: ExportKey }
+);
 
 /**
- * A rebuild in the live order: events in the order the live consumer decided them, each live close
- * placed before the first event decided after it, so a charge that arrived after its period closed is
- * booked by the late-charge policy as it was live. Runs of events are cut into batches of `batchSize`.
+ * A rebuild in the live order: events in the order the live consumer decided them, each live close and
+ * each live export switch placed before the first event decided after it (an export and a close at the
+ * same instant: the export first), so a charge that arrived after its period closed is booked by the
+ * late-charge policy, and a stream charge after its provider's export is provisional, as they were live.
+ * Runs of events are cut into batches of `batchSize`.
  */
-export const rebuildSteps = <Key>(
+export const rebuildSteps = <Key, ExportKey = never>(
   events: readonly ArchivedMessage[],
   closes: readonly LiveClose<Key>[],
   batchSize: number,
-): RebuildStep<Key>[] => {
+  switches: readonly LiveSwitch<ExportKey>[] = [],
+): RebuildStep<Key, ExportKey>[] => {
   const ordered = [...events].sort((a, b) =>
     decidedAt(a) < decidedAt(b) ? -1 : decidedAt(a) > decidedAt(b) ? 1 : 0,
   );
-  const pending = [...closes].sort((a, b) => (a.closedAt < b.closedAt ? -1 : 1));
-  const steps: RebuildStep<Key>[] = [];
+  const pending: LiveAction<Key, ExportKey>[] = [
+    ...switches.map((s) => ({ kind: 'export' as const, key: s.key, at: s.switchedAt })),
+    ...closes.map((c) => ({ kind: 'close' as const, key: c.key, at: c.closedAt })),
+  ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  const steps: RebuildStep<Key, ExportKey>[] = [];
   let batch: ArchivedMessage[] = [];
   const flush = () => {
     if (batch.length > 0) steps.push({ kind: 'book', events: batch });
     batch = [];
   };
+  const stepOf = ({ kind, key }: LiveAction<Key, ExportKey>): RebuildStep<Key, ExportKey> =>
+    kind === 'close' ? { kind, key } : { kind, key };
   for (const event of ordered) {
-    while (pending.length > 0 && pending[0].closedAt < decidedAt(event)) {
+    while (pending.length > 0 && pending[0].at < decidedAt(event)) {
       flush();
-      steps.push({ kind: 'close', key: pending.shift()!.key });
+      steps.push(stepOf(pending.shift()!));
     }
     batch.push(event);
     if (batch.length >= batchSize) flush();
   }
   flush();
-  for (const close of pending) steps.push({ kind: 'close', key: close.key });
+  steps.push(...pending.map(stepOf));
   return steps;
 };
 

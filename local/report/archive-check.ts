@@ -12,7 +12,7 @@ export interface ArchiveReport {
   records: number;
   /** Messages a queue acknowledged (deleted) that no archived record holds. */
   missing: number;
-  /** The ledger rebuilt from the archive, compared with the live one (stream charges only). */
+  /** The ledger rebuilt from the archive and the live export executions, compared with the live one. */
   rebuild?: ArchiveRebuild;
 }
 
@@ -50,7 +50,7 @@ export const rebuildCheck = (rebuild: ArchiveRebuild): Check => ({
   ok: rebuild.differences.length === 0,
   detail:
     rebuild.differences.length === 0
-      ? `rebuild equals the live ledger: the ledger rebuilt from the archive states all ${rebuild.equal} account-currency stream totals exactly as the live one`
+      ? `rebuild equals the live ledger: the ledger rebuilt from the archive states all ${rebuild.equal} account-currency statement totals (stream and export) exactly as the live one`
       : `the ledger rebuilt from the archive differs from the live one on ${rebuild.differences.length} of ${rebuild.equal + rebuild.differences.length} account-currency stream total(s): ` +
         rebuild.differences
           .map(

@@ -188,7 +188,7 @@ describe('replay --from-archive', () => {
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(report).toMatchObject({
       tableWas: 'created',
-      scope: 'stream charges only',
+      scope: 'stream charges and export executions',
       voids: 1,
       comparison: { equal: 2, differences: [] },
     });

@@ -195,8 +195,38 @@ describe('rebuild steps', () => {
     );
     expect(
       steps.map((step) =>
-        step.kind === 'close' ? step.key : step.events.map((e) => e.messageId).join('+'),
+        step.kind === 'book' ? step.events.map((e) => e.messageId).join('+') : step.key,
       ),
     ).toEqual(['early+mid', 'close-2026-10', 'retried+late', 'close-never-followed']);
+  });
+
+  it('places each live export switch among the events and closes by its switch time, an export before a close at the same instant', () => {
+    const steps = rebuildSteps(
+      [
+        at('before', ['applied', '2026-11-01T00:00:00.000Z']),
+        at('after', ['applied', '2026-12-03T00:00:00.000Z']),
+      ],
+      [{ key: 'close', closedAt: '2026-12-02T00:00:00.000Z' }],
+      10,
+      [
+        { key: 'export-after-close', switchedAt: '2026-12-04T00:00:00.000Z' },
+        { key: 'export-at-close', switchedAt: '2026-12-02T00:00:00.000Z' },
+        { key: 'export-1', switchedAt: '2026-11-20T00:00:00.000Z' },
+      ],
+    );
+    expect(
+      steps.map((step) =>
+        step.kind === 'book'
+          ? step.events.map((e) => e.messageId).join('+')
+          : `${step.kind}:${step.key}`,
+      ),
+    ).toEqual([
+      'before',
+      'export:export-1',
+      'export:export-at-close',
+      'close:close',
+      'after',
+      'export:export-after-close',
+    ]);
   });
 });

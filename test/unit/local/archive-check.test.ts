@@ -58,7 +58,7 @@ describe('the local run’s rebuild check', () => {
       name: 'archive rebuild',
       ok: true,
       detail:
-        'rebuild equals the live ledger: the ledger rebuilt from the archive states all 22 account-currency stream totals exactly as the live one',
+        'rebuild equals the live ledger: the ledger rebuilt from the archive states all 22 account-currency statement totals (stream and export) exactly as the live one',
     });
     const failed = rebuildCheck({
       equal: 21,
