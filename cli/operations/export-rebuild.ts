@@ -5,7 +5,7 @@
  * task through `runExportTask` on the file versions the plan pinned, the switch and its correction pass
  * of closed periods booked through the cost path.
  */
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { ExportSourceConfig } from '../../contract/export-sources';
 import { DynamoLedger } from '../../lambda/adapters/dynamo-ledger';
@@ -13,6 +13,7 @@ import { DynamoPeriods } from '../../lambda/adapters/dynamo-periods';
 import { ExportObjects } from '../../lambda/adapters/export-objects';
 import { planOfItem } from '../../lambda/adapters/export-items';
 import { ExportStore } from '../../lambda/adapters/export-store';
+import { scanAll } from '../../lambda/adapters/paged-query';
 import { S3Objects } from '../../lambda/adapters/s3-objects';
 import {
   CURRENT_SK,
@@ -39,33 +40,23 @@ export interface LiveExecution {
   precedence?: number;
 }
 
-const scanAll = async (
+/** The tenant's EXEC, SNAPSHOT and CURRENT items (a scan: a rebuild is an operator's tool). */
+const scanExportItems = (
   dynamo: DynamoDBClient,
   table: string,
   tenant: string,
-): Promise<Record<string, AttributeValue>[]> => {
-  const items: Record<string, AttributeValue>[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await dynamo.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: `tenant = :tenant AND (begins_with(${LEDGER_SK}, :exec) OR begins_with(${LEDGER_SK}, :snapshot) OR ${LEDGER_SK} = :current)`,
-        ExpressionAttributeValues: {
-          ':tenant': { S: tenant },
-          ':exec': { S: EXECUTION_PREFIX },
-          ':snapshot': { S: SNAPSHOT_PREFIX },
-          ':current': { S: CURRENT_SK },
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-};
+): Promise<Record<string, AttributeValue>[]> =>
+  scanAll(dynamo, {
+    TableName: table,
+    FilterExpression: `tenant = :tenant AND (begins_with(${LEDGER_SK}, :exec) OR begins_with(${LEDGER_SK}, :snapshot) OR ${LEDGER_SK} = :current)`,
+    ExpressionAttributeValues: {
+      ':tenant': { S: tenant },
+      ':exec': { S: EXECUTION_PREFIX },
+      ':snapshot': { S: SNAPSHOT_PREFIX },
+      ':current': { S: CURRENT_SK },
+    },
+    ConsistentRead: true,
+  });
 
 /**
  * The executions of `tenant`'s `periods` that the live ledger switched in (current or superseded since),
@@ -77,7 +68,7 @@ export const readLiveExecutions = async (
   tenant: string,
   periods: readonly string[],
 ): Promise<LiveExecution[]> => {
-  const items = (await scanAll(dynamo, liveTable, tenant)).filter((item) =>
+  const items = (await scanExportItems(dynamo, liveTable, tenant)).filter((item) =>
     periods.includes(item.period?.S ?? ''),
   );
   const supersedes = new Map<string, string>();

@@ -1,8 +1,10 @@
 import {
   QueryCommand,
+  ScanCommand,
   type AttributeValue,
   type DynamoDBClient,
   type QueryCommandInput,
+  type ScanCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { LEDGER_PK, LEDGER_SK } from './table-layout';
 
@@ -28,6 +30,18 @@ export const queryAll = async (
 ): Promise<Item[]> => {
   const items: Item[] = [];
   for await (const page of queryPages(client, input)) items.push(...page);
+  return items;
+};
+
+/** Every item of a Scan, page after page (tools and reports; never on a hot path). */
+export const scanAll = async (client: DynamoDBClient, input: ScanCommandInput): Promise<Item[]> => {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ ...input, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
   return items;
 };
 
