@@ -1,6 +1,5 @@
 import { ArnFormat, Duration, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -8,6 +7,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { checkVisibilityTimeout } from '../invariants';
+import { dlqNotEmptyAlarm } from './dlq-alarm';
 import type { ConsumerFunction } from './consumer-function';
 import { denyDirectSends, grantKeyUse } from './queue-consumer';
 
@@ -76,23 +76,15 @@ export class AcquisitionStepQueue extends Construct {
     Tags.of(this.queue).add('billing-dedup:consumer', props.functionName);
     Tags.of(this.deadLetterQueue).add('billing-dedup:dead-letter-queue-of', queueName);
 
-    this.dlqAlarm = new cloudwatch.Alarm(this, 'DlqNotEmpty', {
+    this.dlqAlarm = dlqNotEmptyAlarm(this, 'DlqNotEmpty', {
+      queue: this.deadLetterQueue,
       alarmName: `${queueName}-dlq-not-empty`,
       alarmDescription:
         `${props.functionName}: an acquisition step failed on every receive (${props.maxReceiveCount}) and waits in ` +
         'the step DLQ; its rejection-reason attribute carries the provider’s error. Peek it (billing-dedup dlq peek ' +
         '--dlq-url), fix the cause, then redrive: a step resumes from its cursor, so a repeat writes nothing twice.',
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      opsTopic: props.opsTopic,
     });
-    this.dlqAlarm.addAlarmAction(new actions.SnsAction(props.opsTopic));
-    this.dlqAlarm.addOkAction(new actions.SnsAction(props.opsTopic));
   }
 
   /**

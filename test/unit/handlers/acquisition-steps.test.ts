@@ -75,6 +75,11 @@ const stepEvent = (step: AcquisitionStep | string, receives = 1, messageId = 'm-
     ],
   }) as unknown as SQSEvent;
 
+const azureHandler = (
+  factory: Parameters<typeof createAzureAcquisitionHandler>[1],
+  q: ReturnType<typeof queues>,
+) => createAzureAcquisitionHandler(azureEnv, factory, createTelemetry(azureEnv), q.seams);
+
 const minutes = (n: number) => ({ getRemainingTimeInMillis: () => n * 60_000 });
 
 /** Each Azure source's ports, kept across invocations; every write counted. */
@@ -110,12 +115,7 @@ describe('an Azure acquisition continued through its step queue', () => {
   it('a schedule short of time sends one step per unfinished source, without delay, and does not fail', async () => {
     const world = azureWorld(['2024-07', '2024-08']);
     const q = queues(() => 0);
-    const handler = createAzureAcquisitionHandler(
-      azureEnv,
-      world.factory,
-      createTelemetry(azureEnv),
-      q.seams,
-    );
+    const handler = azureHandler(world.factory, q);
     const result = await handler({ tenant: 'acme' }, minutes(2));
     expect(result.passes.map((pass) => pass.skipped)).toEqual([true, true]);
     expect(q.sent).toEqual([
@@ -134,12 +134,7 @@ describe('an Azure acquisition continued through its step queue', () => {
   it('a step resumes its source from the cursor; the same step delivered again writes nothing and leaves identical objects', async () => {
     const world = azureWorld(['2024-07', '2024-08', '2024-09']);
     const q = queues(() => 0);
-    const handler = createAzureAcquisitionHandler(
-      azureEnv,
-      world.factory,
-      createTelemetry(azureEnv),
-      q.seams,
-    );
+    const handler = azureHandler(world.factory, q);
     const step: AcquisitionStep = {
       v: 1,
       tenant: 'acme',
@@ -166,12 +161,7 @@ describe('an Azure acquisition continued through its step queue', () => {
     const failing = async (): Promise<AzureSourcePorts> => {
       throw new Error('AuthorizationPermissionMismatch: this request is not authorized');
     };
-    const handler = createAzureAcquisitionHandler(
-      azureEnv,
-      failing,
-      createTelemetry(azureEnv),
-      q.seams,
-    );
+    const handler = azureHandler(failing, q);
     const step: AcquisitionStep = {
       v: 1,
       tenant: 'acme',
@@ -202,12 +192,7 @@ describe('an Azure acquisition continued through its step queue', () => {
   it('a body that is no step goes to the DLQ at once; a step of a source no longer configured is dropped', async () => {
     const world = azureWorld(['2024-07']);
     const q = queues(() => 0);
-    const handler = createAzureAcquisitionHandler(
-      azureEnv,
-      world.factory,
-      createTelemetry(azureEnv),
-      q.seams,
-    );
+    const handler = azureHandler(world.factory, q);
     expect(await handler(stepEvent('{"tenant":"acme"}'), minutes(15))).toEqual({
       batchItemFailures: [],
     });
