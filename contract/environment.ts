@@ -31,6 +31,10 @@ export const ENV = {
   exportCsvSubchunkRows: 'EXPORT_CSV_SUBCHUNK_ROWS',
   exportParquetRowsPerTask: 'EXPORT_PARQUET_ROWS_PER_TASK',
   exportChunkMaxReceiveCount: 'EXPORT_CHUNK_MAX_RECEIVE_COUNT',
+  /** A scheduled acquisition's step queue (its continuations); its DLQ is `DLQ_URL`. */
+  acquisitionStepQueueUrl: 'ACQUISITION_STEP_QUEUE_URL',
+  /** The step queue's redrive maxReceiveCount: the receive on which a failing step is dead-lettered. */
+  acquisitionStepMaxReceiveCount: 'ACQUISITION_STEP_MAX_RECEIVE_COUNT',
   /** Providers whose stream charges always add (comma-separated slugs); the rest are superseded. */
   additiveSources: 'ADDITIVE_SOURCES',
   /** Stream-versus-export drift above this percentage of the export (and the floor) is notified. */
@@ -94,6 +98,7 @@ export type ConsumerEnvironment = {
             | 'exportCsvSubchunkRows'
             | 'exportParquetRowsPerTask'
             | 'exportChunkMaxReceiveCount'
+            | 'acquisitionStepMaxReceiveCount'
             | 'autoCloseAfterDays'
             | 'totalShards'
         ? number

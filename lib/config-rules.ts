@@ -421,6 +421,14 @@ export const CONFIG_RULES = {
       `per tenant (default \`${DEFAULT_ACQUISITION_SCHEDULE}\`), the service-account key read from \`secretArn\` at each pass; ` +
       'see docs/gcp-acquisition.md',
   }),
+  acquisitionStepMaxReceiveCount: rule<number>({
+    parser: wholeNumber(3, 1000, 'receives'),
+    default: 5,
+    doc:
+      'receives of an acquisition step (`azureExports`, `gcpBillingExports`: a pass continued through the provider’s ' +
+      'step queue) whose pass keeps failing before it is dead-lettered with the provider’s error; a receive is retried ' +
+      'after the queue’s visibility timeout (6 × the function’s 15 minutes)',
+  }),
   exportBucketName: rule<string | undefined>({
     parser: checkedString('an S3 bucket name', checkBucketName),
     default: undefined,

@@ -188,16 +188,20 @@ export class StatelessStack extends Stack {
       logRetention: defaults.consumer.logRetention,
       logRemovalPolicy: defaults.consumer.logRemovalPolicy,
       logLevel: defaults.consumer.logLevel,
+      messagingKey,
+      redriveOperatorArns: [this.dlqOperatorRole.roleArn, ...config.redriveOperators],
     };
-    addScheduledAcquisition(
-      this,
-      'AzureAcquisition',
-      acquisitionProps,
-      azureAcquisitionSpec(config),
-    );
-    addScheduledAcquisition(this, 'GcpAcquisition', acquisitionProps, gcpAcquisitionSpec(config));
+    const acquisitions = [
+      addScheduledAcquisition(
+        this,
+        'AzureAcquisition',
+        acquisitionProps,
+        azureAcquisitionSpec(config),
+      ),
+      addScheduledAcquisition(this, 'GcpAcquisition', acquisitionProps, gcpAcquisitionSpec(config)),
+    ].flatMap((acquisition) => (acquisition ? [acquisition.steps] : []));
     topics.allowAlarms();
-    this.dlqOperatorRole.allowOperations(allPipelines, messagingKey, [
+    this.dlqOperatorRole.allowOperations([...allPipelines, ...acquisitions], messagingKey, [
       this.stackId,
       props.statefulStackId,
     ]);

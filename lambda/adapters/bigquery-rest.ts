@@ -13,11 +13,11 @@
  * `Retry-After` (else `throttleFallbackMs`) before the next request — never an immediate retry; 5xx,
  * `backendError` and dropped connections back off with jitter; a 404 of the job or a 400 on a page
  * token is `ResultsGoneError` (the results expired: the caller runs the query again). A wait longer
- * than `maxWaitMs` ends the call with `ThrottledError` (the cursor keeps the place; the next pass
- * resumes).
+ * than `maxWaitMs` ends the call with `ThrottledError` (the cursor keeps the place; the scheduled
+ * function continues the pass as a delayed SQS step at the error's `notBefore`).
  */
 import { jitteredBackoff } from '../core/backoff';
-import { TransientError } from '../core/errors';
+import { ThrottledUntilError, TransientError } from '../core/errors';
 import { throttleWaitMs } from '../core/acquisition/cost-query-throttle';
 import {
   ResultsGoneError,
@@ -28,6 +28,12 @@ import {
 import type { BigQueryRow } from '../core/acquisition/gcp-billing-rows';
 
 export const BIGQUERY_ENDPOINT = 'https://bigquery.googleapis.com';
+
+/**
+ * The longest throttle wait slept inside a call (1 minute); a longer one ends the pass with
+ * `ThrottledError` and the scheduled function continues it as a delayed SQS step instead of waiting.
+ */
+export const BIGQUERY_MAX_SLEEP_MS = 60_000;
 
 export interface BigQueryRestOptions {
   /** The project jobs run in (and are billed to). */
@@ -42,7 +48,7 @@ export interface BigQueryRestOptions {
   throttleFallbackMs?: number;
   /** Attempts per request for 5xx and dropped connections (default 6). */
   maxAttempts?: number;
-  /** A throttle wait longer than this ends the call with `ThrottledError` (default 5 min). */
+  /** A throttle wait longer than this ends the call with `ThrottledError` (default `BIGQUERY_MAX_SLEEP_MS`). */
   maxWaitMs?: number;
   /** How long one getQueryResults call may wait for the job (default 60 s). */
   pollTimeoutMs?: number;
@@ -56,10 +62,13 @@ export interface BigQueryStats {
   polls: number;
 }
 
-export class ThrottledError extends TransientError {
+export class ThrottledError extends ThrottledUntilError {
   override name = 'ThrottledError';
-  constructor(readonly notBefore: number) {
-    super(`BigQuery throttled the acquisition: resume after ${new Date(notBefore).toISOString()}`);
+  constructor(notBefore: number) {
+    super(
+      notBefore,
+      `BigQuery throttled the acquisition: resume after ${new Date(notBefore).toISOString()}`,
+    );
   }
 }
 
@@ -121,7 +130,8 @@ export class BigQueryRest implements BigQueryPort {
     for (let attempt = 0; ; attempt++) {
       const wait = this.notBefore - this.now();
       if (wait > 0) {
-        if (wait > (this.options.maxWaitMs ?? 300_000)) throw new ThrottledError(this.notBefore);
+        if (wait > (this.options.maxWaitMs ?? BIGQUERY_MAX_SLEEP_MS))
+          throw new ThrottledError(this.notBefore);
         this.stats.throttleWaitMs += wait;
         await this.sleep(wait);
       }

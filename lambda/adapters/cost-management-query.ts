@@ -8,7 +8,7 @@
  * back off with jitter. Numbers in rows are kept exact (`parseJsonExact`).
  */
 import { jitteredBackoff } from '../core/backoff';
-import { TransientError } from '../core/errors';
+import { ThrottledUntilError, TransientError } from '../core/errors';
 import { parseJsonExact } from '../core/json';
 import { throttleWaitMs } from '../core/acquisition/cost-query-throttle';
 
@@ -66,10 +66,13 @@ export interface PullStats {
 }
 
 /** The pull must wait longer than this invocation may: resume at `notBefore` (epoch ms). */
-export class ThrottledError extends TransientError {
+export class ThrottledError extends ThrottledUntilError {
   override name = 'ThrottledError';
-  constructor(readonly notBefore: number) {
-    super(`Cost Management throttled the query: resume after ${new Date(notBefore).toISOString()}`);
+  constructor(notBefore: number) {
+    super(
+      notBefore,
+      `Cost Management throttled the query: resume after ${new Date(notBefore).toISOString()}`,
+    );
   }
 }
 

@@ -63,6 +63,20 @@ export class TransientError extends Error {
   override name = 'TransientError';
 }
 
+/**
+ * A provider asked us to wait until `notBefore` (epoch ms), longer than is worth sleeping in this
+ * invocation: the work resumes from its cursor then (an acquisition step delayed in SQS).
+ */
+export class ThrottledUntilError extends TransientError {
+  override name = 'ThrottledUntilError';
+  constructor(
+    readonly notBefore: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export const fail = (code: RejectionCode, field: string, reason: string): never => {
   throw new ValidationError(code, field, reason);
 };

@@ -5,7 +5,7 @@ import {
   AZURE_SOURCE_PASSES,
   type AzurePortsFactory,
 } from '../core/acquisition/azure-source-passes';
-import { createAcquisitionHandler } from './acquisition-handler';
+import { createAcquisitionHandler, type AcquisitionStepSeams } from './acquisition-handler';
 import { onFirstInvocation } from './consumer';
 
 /**
@@ -17,6 +17,7 @@ export const createAzureAcquisitionHandler = (
   env: NodeJS.ProcessEnv = process.env,
   portsFor?: AzurePortsFactory,
   telemetry: Telemetry = createTelemetry(env),
+  steps?: AcquisitionStepSeams,
 ) =>
   createAcquisitionHandler({
     provider: AZURE_SOURCE_PASSES,
@@ -25,6 +26,7 @@ export const createAzureAcquisitionHandler = (
     portsFor,
     defaultPorts: azureSourcePorts,
     telemetry,
+    ...(steps ? { steps } : {}),
     warnAbout: ({ sourceId, report }) => {
       if (report.incomplete.length + report.refused.length > 0)
         telemetry.logger.warn('azure runs not copied', {

@@ -2,7 +2,7 @@ import { GCP_ACQUISITION_ENV, parseGcpSourcesEnv } from '../../contract/gcp-acqu
 import { gcpSourcePorts } from '../adapters/gcp-source-ports';
 import { createTelemetry, type Telemetry } from '../adapters/telemetry';
 import { GCP_SOURCE_PASSES, type GcpPortsFactory } from '../core/acquisition/gcp-source-passes';
-import { createAcquisitionHandler } from './acquisition-handler';
+import { createAcquisitionHandler, type AcquisitionStepSeams } from './acquisition-handler';
 import { onFirstInvocation } from './consumer';
 
 /**
@@ -13,6 +13,7 @@ export const createGcpAcquisitionHandler = (
   env: NodeJS.ProcessEnv = process.env,
   portsFor?: GcpPortsFactory,
   telemetry: Telemetry = createTelemetry(env),
+  steps?: AcquisitionStepSeams,
 ) =>
   createAcquisitionHandler({
     provider: GCP_SOURCE_PASSES,
@@ -21,6 +22,7 @@ export const createGcpAcquisitionHandler = (
     portsFor,
     defaultPorts: gcpSourcePorts,
     telemetry,
+    ...(steps ? { steps } : {}),
   });
 
 export const handler = onFirstInvocation(() => createGcpAcquisitionHandler());

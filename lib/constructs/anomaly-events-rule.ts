@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -10,6 +9,7 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { SERVICE_PUBLISHERS } from '../../contract/publishers';
 import { denyDirectSends } from './queue-consumer';
+import { dlqNotEmptyAlarm } from './dlq-alarm';
 
 export const ANOMALY_EVENT_PATTERN: events.EventPattern = {
   source: ['aws.ce'],
@@ -109,23 +109,15 @@ export class AnomalyEventsRule extends Construct {
       },
     ]);
 
-    this.dlqAlarm = new cloudwatch.Alarm(this, 'DlqNotEmpty', {
+    this.dlqAlarm = dlqNotEmptyAlarm(this, 'DlqNotEmpty', {
+      queue: deadLetterQueue,
       alarmName: props.dlqAlarmName,
       alarmDescription:
         'Cost Anomaly Detection events could not be delivered to the budget-alerts topic for 24 hours (topic or ' +
         'messaging key policy, throttling) and wait in the rule’s dead-letter queue. Read a message, fix the ' +
         'cause, then publish its body to the budget-alerts topic: the alert key makes a repeat harmless.',
-      metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      }),
-      threshold: 1,
-      evaluationPeriods: 1,
+      opsTopic: props.opsTopic,
       datapointsToAlarm: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.dlqAlarm.addAlarmAction(new actions.SnsAction(props.opsTopic));
-    this.dlqAlarm.addOkAction(new actions.SnsAction(props.opsTopic));
   }
 }

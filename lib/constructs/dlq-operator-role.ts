@@ -26,7 +26,7 @@ export class DlqOperatorRole extends iam.Role {
    * with the caller's permissions), the messaging key for both, and the stacks' outputs for discovery.
    */
   allowOperations(
-    pipelines: readonly QueueConsumer[],
+    pipelines: readonly Pick<QueueConsumer, 'queue' | 'deadLetterQueue'>[],
     messagingKey: kms.IKey,
     stackIds: string[],
   ): void {

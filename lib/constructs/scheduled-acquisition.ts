@@ -4,6 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -14,6 +15,7 @@ import { consumerEnvironment } from '../../contract/environment';
 import type { BillingDedupConfig } from '../config';
 import { resourceName, serviceName } from '../naming';
 import { allowTable, allowTableKey } from '../streams/table-grants';
+import { AcquisitionStepQueue } from './acquisition-step-queue';
 import { ConsumerFunction } from './consumer-function';
 
 /** What the stack gives every acquisition function. */
@@ -27,6 +29,10 @@ export interface AcquisitionStackProps {
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
   readonly logLevel: string;
+  /** The key of the step queues (the app's messaging key, as every queue). */
+  readonly messagingKey: kms.IKey;
+  /** Who may redrive a step DLQ into its queue (the DLQ operator role, `redriveOperators`). */
+  readonly redriveOperatorArns: readonly string[];
 }
 
 /** One provider's acquisition: its function, its sources and the names of what it grants. */
@@ -65,14 +71,16 @@ const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/
 
 /**
  * An acquisition that runs on a schedule (docs/azure-acquisition.md, docs/gcp-acquisition.md): one
- * function, one EventBridge Scheduler schedule per tenant sending `{"tenant"}`, an alarm on its errors
- * to the ops topic, the sources as a stack output. The role reads only the named secrets, writes only
+ * function, one EventBridge Scheduler schedule per tenant sending `{"tenant"}` to it, its step queue
+ * (a pass short of time or throttled continues there; the function consumes it too), alarms on its
+ * errors and on the step DLQ to the ops topic, the sources as a stack output. The role reads only the named secrets, writes only
  * under the given prefixes and touches only the sources' cursor items.
  */
 export class ScheduledAcquisition extends Construct {
   readonly function: ConsumerFunction;
   readonly schedules: scheduler.CfnSchedule[] = [];
   readonly errorAlarm: cloudwatch.Alarm;
+  readonly steps: AcquisitionStepQueue;
 
   constructor(
     scope: Construct,
@@ -85,11 +93,22 @@ export class ScheduledAcquisition extends Construct {
     super(scope, id);
     const { config, spec } = props;
     const functionName = resourceName(config.stage, spec.name);
+    const timeout = Duration.minutes(15);
+    this.steps = new AcquisitionStepQueue(this, 'Steps', {
+      functionName,
+      functionTimeout: timeout,
+      masterKey: props.messagingKey,
+      retention: Duration.days(config.queueRetentionDays),
+      dlqRetention: Duration.days(config.dlqRetentionDays),
+      maxReceiveCount: config.acquisitionStepMaxReceiveCount,
+      redriveOperatorArns: props.redriveOperatorArns,
+      opsTopic: props.opsTopic,
+    });
     this.function = new ConsumerFunction(this, 'Function', {
       functionName,
       description: spec.description,
       entry: spec.entry,
-      timeout: Duration.minutes(15),
+      timeout,
       memorySize: 512,
       ...(spec.importMetaUrl ? { importMetaUrl: true } : {}),
       logRetention: props.logRetention,
@@ -100,6 +119,9 @@ export class ScheduledAcquisition extends Construct {
           exportBucketName: props.exportBucketName,
           serviceName: serviceName(config.stage, spec.name),
           logLevel: props.logLevel,
+          acquisitionStepQueueUrl: this.steps.queue.queueUrl,
+          dlqUrl: this.steps.deadLetterQueue.queueUrl,
+          acquisitionStepMaxReceiveCount: config.acquisitionStepMaxReceiveCount,
         }),
         [spec.sourcesEnv]: JSON.stringify(spec.sources),
       },
@@ -108,7 +130,16 @@ export class ScheduledAcquisition extends Construct {
       value: JSON.stringify(spec.sources),
       description: spec.output.description,
     });
+    new CfnOutput(Stack.of(this), `${id}StepQueueUrl`, {
+      value: this.steps.queue.queueUrl,
+      description: `${spec.name}: step queue URL (a pass continued through SQS)`,
+    });
+    new CfnOutput(Stack.of(this), `${id}StepDlqUrl`, {
+      value: this.steps.deadLetterQueue.queueUrl,
+      description: `${spec.name}: step dead-letter queue URL (billing-dedup dlq peek|redrive --dlq-url)`,
+    });
     this.grant(props);
+    this.steps.consumeWith(this.function);
     this.schedule(props, functionName);
 
     this.errorAlarm = new cloudwatch.Alarm(this, 'Errors', {
@@ -251,6 +282,6 @@ export function addScheduledAcquisition(
     opsTopic: host.opsTopic,
     spec,
   });
-  host.alarms.push(acquisition.errorAlarm);
+  host.alarms.push(acquisition.errorAlarm, acquisition.steps.dlqAlarm);
   return acquisition;
 }

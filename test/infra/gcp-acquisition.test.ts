@@ -11,8 +11,23 @@ import {
   prefixedScheduleName,
   ScheduledAcquisition,
 } from '../../lib/constructs/scheduled-acquisition';
-import { constructFixture, DATA_KEY_ARN, LEDGER_TABLE_ARN } from './construct-fixture';
-import { actionsOf, resourcesOfType, statementsOf, synth, type Statement } from './helpers';
+import {
+  constructFixture,
+  DATA_KEY_ARN,
+  LEDGER_TABLE_ARN,
+  MESSAGING_KEY_ARN,
+  OPERATOR_ROLE_ARN,
+} from './construct-fixture';
+import {
+  actionsOf,
+  dlqOf,
+  fnByName,
+  queueByName,
+  resourcesOfType,
+  statementsOf,
+  synth,
+  type Statement,
+} from './helpers';
 
 const SECRET = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:acme-gcp-AbCdEf';
 const GLOBEX_SECRET = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:globex-gcp-Zz9Yy8';
@@ -61,6 +76,8 @@ const build = (context: Record<string, unknown> = GCP_CONTEXT) => {
     logRetention: logs.RetentionDays.ONE_MONTH,
     logRemovalPolicy: RemovalPolicy.DESTROY,
     logLevel: 'INFO',
+    messagingKey: fixture.messagingKey,
+    redriveOperatorArns: [OPERATOR_ROLE_ARN],
     opsTopic,
     spec: gcpAcquisitionSpec(fixture.config),
   });
@@ -89,7 +106,7 @@ describe('gcpBillingExports: the stage reads GCP billing export tables', () => {
     t.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
     t.resourceCountIs('AWS::Scheduler::Schedule', 2);
     t.resourceCountIs('AWS::IAM::Role', 2);
-    t.resourceCountIs('AWS::CloudWatch::Alarm', 1);
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 2);
     t.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: 'billing-dedup-dev-export-gcp',
       Timeout: 900,
@@ -148,6 +165,11 @@ describe('gcpBillingExports: the stage reads GCP billing export tables', () => {
       'WriteGcpBillingFiles',
       'ListGcpBillingFiles',
       'EncryptExportObjectsThroughS3',
+      // The step queue: the event source's grant (receive, delete, the key to decrypt), then ours.
+      'sqs:ReceiveMessage sqs:ChangeMessageVisibility sqs:GetQueueUrl sqs:DeleteMessage sqs:GetQueueAttributes',
+      'kms:Decrypt',
+      'SendOwnAcquisitionSteps',
+      'EncryptAcquisitionSteps',
     ]);
   });
 
@@ -232,6 +254,106 @@ describe('gcpBillingExports: the stage reads GCP billing export tables', () => {
   });
 });
 
+describe('the step queue (a pass continued through SQS)', () => {
+  const { template: t } = build();
+  const QUEUE = 'billing-dedup-dev-export-gcp-steps';
+  const queue = queueByName(t, QUEUE);
+  const dlq = dlqOf(t, QUEUE);
+  const policyOf = (queueId: string) =>
+    Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy'))
+      .filter((p) => (p.Properties?.Queues as { Ref: string }[]).some((q) => q.Ref === queueId))
+      .flatMap((p) => statementsOf(p));
+
+  it('is encrypted with the messaging key, retries after 6 × the function timeout, dead-letters after 5 receives', () => {
+    expect(queue.resource.Properties).toEqual(
+      expect.objectContaining({
+        QueueName: QUEUE,
+        KmsMasterKeyId: MESSAGING_KEY_ARN,
+        VisibilityTimeout: 5400,
+        MessageRetentionPeriod: 14 * 86_400,
+        RedrivePolicy: expect.objectContaining({ maxReceiveCount: 5 }) as unknown,
+      }),
+    );
+    expect(dlq.resource.Properties).toEqual(
+      expect.objectContaining({
+        KmsMasterKeyId: MESSAGING_KEY_ARN,
+        MessageRetentionPeriod: 14 * 86_400,
+      }),
+    );
+    expect(dlq.resource.DeletionPolicy).toBe('Retain');
+    expect(dlq.resource.Properties?.QueueName).toBeUndefined();
+  });
+
+  it('both queues refuse plain HTTP; only the function and the redrive operators send into the queue', () => {
+    for (const id of [queue.id, dlq.id]) {
+      const statements = policyOf(id);
+      expect(statements).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Deny',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      );
+    }
+    const deny = policyOf(queue.id).find((s) => s.Sid === 'DenySendExceptPipeline');
+    expect(deny?.Condition).toEqual({
+      ArnNotEquals: { 'aws:SourceArn': [{ 'Fn::GetAtt': [dlq.id, 'Arn'] }] },
+      ArnNotLike: {
+        'aws:PrincipalArn': [
+          { 'Fn::GetAtt': [expect.stringMatching(/^GcpAcquisitionFunctionRole/), 'Arn'] },
+          OPERATOR_ROLE_ARN,
+        ],
+      },
+    });
+  });
+
+  it('is an event source of the function: one record at a time, partial batch responses', () => {
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [queue.id, 'Arn'] },
+    });
+  });
+
+  it('the function sends only into its own step queue and its DLQ, and is told both and the receive count', () => {
+    const send = functionStatements(t).filter((s) => actionsOf(s).includes('sqs:SendMessage'));
+    expect(send).toEqual([
+      expect.objectContaining({
+        Sid: 'SendOwnAcquisitionSteps',
+        Resource: [{ 'Fn::GetAtt': [queue.id, 'Arn'] }, { 'Fn::GetAtt': [dlq.id, 'Arn'] }],
+      }),
+    ]);
+    const variables = (
+      fnByName(t, 'billing-dedup-dev-export-gcp').resource.Properties?.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(variables.ACQUISITION_STEP_QUEUE_URL).toEqual({ Ref: queue.id });
+    expect(variables.DLQ_URL).toEqual({ Ref: dlq.id });
+    expect(variables.ACQUISITION_STEP_MAX_RECEIVE_COUNT).toBe('5');
+  });
+
+  it('alarms the ops topic when its DLQ holds a step', () => {
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${QUEUE}-dlq-not-empty`,
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq.id, 'QueueName'] } }],
+      Threshold: 1,
+      AlarmActions: Match.anyValue(),
+      OKActions: Match.anyValue(),
+    });
+  });
+
+  it('takes acquisitionStepMaxReceiveCount from the config; fewer than 3 is refused', () => {
+    const { template: eight } = build({ ...GCP_CONTEXT, acquisitionStepMaxReceiveCount: '8' });
+    expect(
+      queueByName(eight, QUEUE).resource.Properties?.RedrivePolicy as { maxReceiveCount: number },
+    ).toEqual(expect.objectContaining({ maxReceiveCount: 8 }));
+    expect(() => build({ ...GCP_CONTEXT, acquisitionStepMaxReceiveCount: '2' })).toThrow(
+      /acquisitionStepMaxReceiveCount: must be between 3 and 1000 receives/,
+    );
+  });
+});
+
 describe('schedule names', () => {
   it('are the tenant after "gcp-", unique beside the Azure copier’s (CloudFormation keys a schedule by its name alone)', () => {
     expect(prefixedScheduleName('gcp-', 'acme')).toBe('gcp-acme');
@@ -267,6 +389,28 @@ describe('in the stateless stack', () => {
     ) as { table: string }[];
     expect(value.map((source) => source.table)).toEqual([STANDARD, DETAILED, GLOBEX]);
   });
+
+  it('configured: the step queues are the DLQ operator’s to peek and redrive, their URLs stack outputs', () => {
+    const { statelessTemplate: t } = synth(GCP_CONTEXT);
+    const QUEUE = 'billing-dedup-dev-export-gcp-steps';
+    const queue = queueByName(t, QUEUE);
+    const dlq = dlqOf(t, QUEUE);
+    const operator = Object.values(resourcesOfType(t, 'AWS::IAM::Policy'))
+      .flatMap((policy) => statementsOf(policy))
+      .filter((s) => s.Sid === 'PeekAndMoveDeadLetters' || s.Sid === 'RedriveIntoSourceQueues');
+    expect(operator.find((s) => s.Sid === 'PeekAndMoveDeadLetters')?.Resource).toContainEqual({
+      'Fn::GetAtt': [dlq.id, 'Arn'],
+    });
+    expect(operator.find((s) => s.Sid === 'RedriveIntoSourceQueues')?.Resource).toContainEqual({
+      'Fn::GetAtt': [queue.id, 'Arn'],
+    });
+    expect(Object.values(t.findOutputs('GcpAcquisitionStepDlqUrl'))[0]?.Value).toEqual({
+      Ref: dlq.id,
+    });
+    expect(Object.values(t.findOutputs('GcpAcquisitionStepQueueUrl'))[0]?.Value).toEqual({
+      Ref: queue.id,
+    });
+  });
 });
 
 describe('the sources travel in the environment (4 KB)', () => {
@@ -283,10 +427,10 @@ describe('the sources travel in the environment (4 KB)', () => {
     gcpBillingExports: Array.from({ length: n }, (_, i) => long(i)),
   });
 
-  it('12 long entries synthesize; 13 are refused at synth naming the key to shorten', () => {
-    expect(() => synth(context(12))).not.toThrow();
-    expect(() => synth(context(13))).toThrow(
-      /GcpAcquisitionFunction\w*: environment of about 4369 bytes, over Lambda's 4096\. Fix: .*gcpBillingExports/,
+  it('11 long entries synthesize; 12 are refused at synth naming the key to shorten', () => {
+    expect(() => synth(context(11))).not.toThrow();
+    expect(() => synth(context(12))).toThrow(
+      /GcpAcquisitionFunction\w*: environment of about 4328 bytes, over Lambda's 4096\. Fix: .*gcpBillingExports/,
     );
   });
 });

@@ -5,7 +5,8 @@
  * ends with exactly one execution holding every row once and the stand-in's total; throttles are
  * honoured (no request before the Retry-After); a dropped page, a 5xx and an expired page token are
  * survived; a re-acquisition of the month supersedes the earlier snapshot through the real planner and
- * switch.
+ * switch; the scheduled function continues a long throttle as a delayed step, and the same step
+ * delivered twice writes nothing the second time.
  */
 import { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -31,6 +32,13 @@ import {
 } from '../support/bigquery-stand-in';
 import { useExportLedger } from '../support/file-fixtures';
 import { S3Client } from '@aws-sdk/client-s3';
+import type { SQSEvent } from 'aws-lambda';
+import { acquisitionStepBody } from '../../contract/acquisition-step';
+import { ENV } from '../../contract/environment';
+import { GCP_ACQUISITION_ENV } from '../../contract/gcp-acquisition';
+import { createTelemetry } from '../../lambda/adapters/telemetry';
+import type { StepToSend } from '../../lambda/core/acquisition/acquisition-steps';
+import { createGcpAcquisitionHandler } from '../../lambda/handlers/gcp-acquisition';
 
 const BUCKET = 'exports';
 const CLIENT_EMAIL = 'billing-reader@billing-reader-project.iam.gserviceaccount.com';
@@ -454,5 +462,95 @@ describe('GCP billing acquisition through the planner and the switch', () => {
     } finally {
       standIn.rows.splice(standIn.rows.indexOf(correction), 1);
     }
+  });
+});
+
+describe('GCP billing acquisition continued through the step queue', () => {
+  it('a throttle of 901 s is not slept: the step is delayed (900 s, then 1 s), runs, and delivered again writes nothing', async () => {
+    seedRows();
+    const name = 'steps';
+    const table = `billing-reader-project.billing.${name}`;
+    const env = {
+      [GCP_ACQUISITION_ENV.sources]: JSON.stringify([
+        {
+          tenant: 'acme',
+          jobProject: 'billing-reader-project',
+          table,
+          location: 'US',
+          secretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:gcp-AbCdEf',
+          prefix: name,
+          exportName: 'gcp-billing',
+        },
+      ]),
+      [ENV.exportBucketName]: BUCKET,
+      [ENV.ledgerTableName]: ledger.tables.ledgerTable,
+    };
+    const puts: string[] = [];
+    const sent: StepToSend[] = [];
+    const handler = createGcpAcquisitionHandler(
+      env,
+      // The real adapters, new for each pass as in the function: BigQuery over REST, S3, DynamoDB.
+      async () => {
+        const { bigquery, bucket, cursor } = wiring(name);
+        return {
+          bigquery,
+          cursor,
+          bucket: {
+            readText: (key: string) => bucket.readText(key),
+            putText: async (key: string, text: string, type?: string) => {
+              puts.push(key);
+              await bucket.putText(key, text, type);
+            },
+          },
+        };
+      },
+      createTelemetry(env),
+      { queue: { send: async (steps) => void sent.push(...steps) }, now: clock },
+    );
+    const record = (body: string, receives: number) =>
+      ({
+        Records: [
+          {
+            messageId: `m-${receives}`,
+            body,
+            attributes: { ApproximateReceiveCount: `${receives}` },
+          },
+        ],
+      }) as unknown as SQSEvent;
+    const minutes15 = { getRemainingTimeInMillis: () => 15 * 60_000 };
+
+    standIn.faults.push({ kind: 'throttle', status: 429, retryAfterSeconds: 901 });
+    const throttledAt = clockMs;
+    const scheduled = await handler({ tenant: 'acme' }, minutes15);
+    expect(scheduled.passes).toEqual([
+      expect.objectContaining({ sourceId: table, throttledUntil: throttledAt + 901_000 }),
+    ]);
+    expect(clockMs).toBe(throttledAt); // nothing slept
+    const [{ step, delaySeconds }] = sent.splice(0);
+    expect(delaySeconds).toBe(900);
+    const body = acquisitionStepBody(step);
+
+    clockMs += 900_000;
+    expect(await handler(record(body, 1), minutes15)).toEqual({ batchItemFailures: [] });
+    expect(sent.splice(0)).toEqual([{ step, delaySeconds: 1 }]);
+    expect(puts).toEqual([]);
+
+    clockMs += 1_000;
+    expect(await handler(record(body, 1), minutes15)).toEqual({ batchItemFailures: [] });
+    expect(sent).toEqual([]);
+    const keys = await keysUnder(`${name}/`);
+    const written = await Promise.all(keys.map(textOf));
+    expect(puts).toHaveLength(2); // one page of 26 rows, then the manifest
+    const manifests = await manifestsUnder(name);
+    expect(manifests).toHaveLength(1);
+    const { rows, total } = await executionRows(manifests[0]);
+    expect(rows).toHaveLength(ROWS + 1);
+    expect(total).toBe(truth(standIn.rows));
+
+    // The same message again (a redelivery, or a second step for the table): nothing is written.
+    expect(await handler(record(body, 2), minutes15)).toEqual({ batchItemFailures: [] });
+    expect(puts).toHaveLength(2);
+    expect(await keysUnder(`${name}/`)).toEqual(keys);
+    expect(await Promise.all(keys.map(textOf))).toEqual(written);
   });
 });

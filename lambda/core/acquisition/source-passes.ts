@@ -4,6 +4,8 @@
  * error; no time left (`keepGoing`) skips the sources not started and ends a started pass at its next
  * step. A provider says how to name a source and how to make one pass over its ports.
  */
+import { ThrottledUntilError } from '../errors';
+
 export interface PassOptions {
   /** Our export bucket, where the pass writes. */
   exportBucket: string;
@@ -31,6 +33,11 @@ export interface SourcePass<Report> {
   /** The pass did not start: no time was left. */
   skipped?: boolean;
   error?: string;
+  /**
+   * The provider asked to wait until then (epoch ms; the error was a `ThrottledUntilError`): the pass
+   * stopped at its cursor and continues as a delayed step (`acquisition-steps.ts`).
+   */
+  throttledUntil?: number;
 }
 
 /** The tenant's sources; a tenant with none is refused naming the configured ones. */
@@ -66,7 +73,11 @@ export const runSourcePasses = async <Source extends { tenant: string }, Ports, 
       const report = await provider.pass(source, await portsFor(source), passOptions);
       passes.push({ sourceId, report });
     } catch (error) {
-      passes.push({ sourceId, error: error instanceof Error ? error.message : String(error) });
+      passes.push({
+        sourceId,
+        error: error instanceof Error ? error.message : String(error),
+        ...(error instanceof ThrottledUntilError ? { throttledUntil: error.notBefore } : {}),
+      });
     }
   }
   return passes;

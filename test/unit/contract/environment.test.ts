@@ -22,6 +22,7 @@ import {
   exportSettings,
   plannerSettings,
 } from '../../../lambda/adapters/export-settings';
+import { acquisitionStepSettings } from '../../../lambda/adapters/sqs-acquisition-steps';
 import { DEFAULTS } from '../../../lib/config';
 
 const everySetting: Required<ConsumerEnvironment> = {
@@ -51,6 +52,8 @@ const everySetting: Required<ConsumerEnvironment> = {
   exportCsvSubchunkRows: 1000,
   exportParquetRowsPerTask: 5000,
   exportChunkMaxReceiveCount: 20,
+  acquisitionStepQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/export-azure-steps',
+  acquisitionStepMaxReceiveCount: 7,
   additiveSources: 'internal,gcp',
   provisionalDriftPercent: '2.5',
   provisionalDriftFloor: '0.50',
@@ -117,6 +120,12 @@ describe('consumer environment contract', () => {
       notificationsTopicArn: everySetting.notificationsTopicArn,
       maxReceiveCount: 20,
     });
+    expect(acquisitionStepSettings(env)).toEqual({
+      queueUrl: everySetting.acquisitionStepQueueUrl,
+      dlqUrl: everySetting.dlqUrl,
+      maxReceiveCount: 7,
+    });
+    expect(acquisitionStepSettings({})).toEqual({ maxReceiveCount: 5 });
   });
 
   it('refuses an export diff threshold that is not an exact decimal ≥ 0, naming the variable', () => {
