@@ -122,6 +122,7 @@ describe('npm start (in-process)', () => {
       ...quiet,
       seed: 7,
       sample,
+      acquisitions: false,
       faults: { 'ack-loss': 0.05, throttle: 0, timeout: 0 },
       permanentThrottle: ({ commandName, input }) =>
         commandName === 'TransactWriteItemsCommand' &&
