@@ -1,6 +1,6 @@
 /**
  * `npm start -- [--input FILE.jsonl] [--faults SPEC] [--seed N] [--report FILE.json] [--json]
- *               [--redrive] [--keep-running] [--size N] [-c key=value]…`
+ *               [--redrive] [--keep-running] [--size N] [--no-acquisitions] [-c key=value]…`
  *
  * Exit codes: 0 verdict PASS, 1 verdict FAIL (or the run failed), 2 usage or configuration error,
  * 130 interrupted (Ctrl-C). The emulators are stopped in every case.
@@ -43,6 +43,7 @@ export const main = async (argv: string[]): Promise<number> => {
       sampleSize: options.size,
       redrive: options.redrive,
       keepRunning: options.keepRunning,
+      acquisitions: options.acquisitions,
       signal: controller.signal,
       progress: options.json && !process.stderr.isTTY ? silentProgress : consoleProgress(),
     });

@@ -17,11 +17,13 @@ export interface CliOptions {
   redrive: boolean;
   keepRunning: boolean;
   size?: number;
+  /** False with `--no-acquisitions`: the Azure and GCP acquisitions do not run. */
+  acquisitions: boolean;
   context: Record<string, unknown>;
 }
 
 const USAGE =
-  'usage: npm start -- [--input FILE.jsonl] [--faults ack-loss=P,throttle=P,timeout=P] [--seed N] [--report FILE.json] [--json] [--redrive] [--keep-running] [--size N] [-c key=value]';
+  'usage: npm start -- [--input FILE.jsonl] [--faults ack-loss=P,throttle=P,timeout=P] [--seed N] [--report FILE.json] [--json] [--redrive] [--keep-running] [--size N] [--no-acquisitions] [-c key=value]';
 
 const integer = (flag: string, text: string, min: number): number => {
   const value = Number(text);
@@ -62,6 +64,7 @@ export const parseCli = (argv: string[]): CliOptions => {
         redrive: { type: 'boolean', default: false },
         'keep-running': { type: 'boolean', default: false },
         size: { type: 'string' },
+        'no-acquisitions': { type: 'boolean', default: false },
         context: { type: 'string', short: 'c', multiple: true },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -88,6 +91,7 @@ export const parseCli = (argv: string[]): CliOptions => {
     redrive: values.redrive ?? false,
     keepRunning: values['keep-running'] ?? false,
     ...(values.size !== undefined ? { size: integer('--size', values.size, 1) } : {}),
+    acquisitions: !(values['no-acquisitions'] ?? false),
     context,
   };
 };

@@ -50,6 +50,7 @@ import {
   type ArchiveReport,
 } from '../report/archive-check';
 import { rebuildFromArchive } from '../report/archive-rebuild';
+import { acquisitionsCheck, type AcquisitionReport } from '../report/acquisitions';
 import type { LocalSns } from '../emulators/sns-in-process';
 import type { LocalPlan } from '../runtime/template';
 import { peekDeadLetters, queueDepth } from './queue-probe';
@@ -75,6 +76,8 @@ export interface RunFacts {
   reconciliation?: ReconciliationRow[];
   /** The push sample's answers (absent when none was sent). */
   push?: PushRunReport;
+  /** The acquisition passes and the tenants only they book to (absent when they did not run). */
+  acquisitions?: { tenants: readonly string[]; rows: AcquisitionReport[] };
 }
 
 /** What the run left behind, read from the emulators. */
@@ -156,11 +159,29 @@ export const withPushAlerts = (
     : { ...truth, notificationKeys: [...new Set([...truth.notificationKeys, ...keys])].sort() };
 };
 
+/**
+ * What the sample's own checks judge: the run's end without the acquisition tenants' totals,
+ * executions and notifications (the acquisitions check judges those against their stand-ins).
+ */
+export const withoutTenants = (end: RunEnd, tenants: readonly string[]): RunEnd => {
+  if (tenants.length === 0) return end;
+  const kept = (row: { tenant: string }) => !tenants.includes(row.tenant);
+  return {
+    ...end,
+    ledger: end.ledger.filter(kept),
+    notifications: end.notifications.filter(kept),
+    exports: end.exports.filter(kept),
+    exportNotifications: end.exportNotifications.filter(kept),
+    driftNotifications: end.driftNotifications.filter(kept),
+  };
+};
+
 export const reportOf = (
   facts: RunFacts,
-  end: RunEnd,
+  fullEnd: RunEnd,
   wirings: readonly Pick<StreamWiring, 'stream' | 'poller'>[],
 ): LocalReport => {
+  const end = withoutTenants(fullEnd, facts.acquisitions?.tenants ?? []);
   const settled = settledCheck(end.leftovers);
   const archived = archiveCheck(end.archive, end.acknowledged);
   const rebuilt = end.archive.rebuild ? [rebuildCheck(end.archive.rebuild)] : [];
@@ -200,6 +221,7 @@ export const reportOf = (
               : []),
             archived,
             ...rebuilt,
+            ...(facts.acquisitions ? [acquisitionsCheck(facts.acquisitions.rows)] : []),
           ],
         )
       : verdictWithoutTruth(
@@ -243,15 +265,16 @@ export const reportOf = (
     deadLetters: Object.fromEntries(
       Object.entries(end.deadLetters).map(([stream, list]) => [stream, list.length]),
     ),
-    ledger: end.ledger,
-    notifications: end.notifications,
-    exports: end.exports,
-    exportNotifications: end.exportNotifications,
-    driftNotifications: end.driftNotifications,
+    ledger: fullEnd.ledger,
+    notifications: fullEnd.notifications,
+    exports: fullEnd.exports,
+    exportNotifications: fullEnd.exportNotifications,
+    driftNotifications: fullEnd.driftNotifications,
     redriven: facts.redriven,
     ...(facts.reconciliation ? { reconciliation: facts.reconciliation } : {}),
     archive: end.archive,
     ...(facts.push ? { push: facts.push } : {}),
+    ...(facts.acquisitions ? { acquisitions: facts.acquisitions.rows } : {}),
     verdict,
     run,
   };

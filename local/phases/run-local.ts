@@ -28,7 +28,12 @@ import type { SampleLatePolicy } from '../scenarios/truth';
 import { notificationRulesOf } from '../emulators/s3-notifications';
 import { ExportDeliverer, type ExportDelivery } from '../exports/delivery';
 import { writeSampleExports } from '../exports/files';
-import { exportSourcesFor } from '../exports/sources';
+import { exportPrefixOf, exportSourcesFor } from '../exports/sources';
+import { S3Client } from '@aws-sdk/client-s3';
+import { readAllTotals } from '../../lambda/adapters/ledger-reader';
+import { localS3ClientConfig } from '../emulators/s3';
+import type { AcquisitionReport } from '../report/acquisitions';
+import { ACQUISITION_TENANTS, runAcquisitions, startAcquisitionSources } from './acquisitions';
 import { throwIfAborted } from './abort';
 import { Cleanups } from './cleanups';
 import { drainUntilQuiet } from './drain';
@@ -93,6 +98,11 @@ export interface RunOptions {
   onEnvironment?: (environment: LocalEnvironment) => void;
   /** Give up draining after this long (default 10 minutes). */
   drainTimeoutMs?: number;
+  /**
+   * Run the Azure and GCP acquisitions against their local stand-ins after the sample (default true;
+   * never with an input file). `false` for cheap end-to-end tests that do not need them.
+   */
+  acquisitions?: boolean;
 }
 
 export interface RunResult {
@@ -148,9 +158,13 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
         chargesPerAccountMonth: options.sampleSize,
         lateChargePolicy: latePolicyOf(options.context),
       }));
+  const withAcquisitions = !input && options.acquisitions !== false;
   const exportTenants = input
     ? (input.steps ?? []).flatMap((step) => (step.kind === 'export' ? [step.delivery.tenant] : []))
-    : (sample?.exports ?? []).map((delivery) => delivery.tenant);
+    : [
+        ...(sample?.exports ?? []).map((delivery) => delivery.tenant),
+        ...(withAcquisitions ? ACQUISITION_TENANTS : []),
+      ];
   const exportConfig = exportSourcesFor(exportTenants, options.context);
 
   const cleanups = new Cleanups();
@@ -363,6 +377,35 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
     await drain();
     const durationMs = Date.now() - runStarted;
 
+    let acquisitions: AcquisitionReport[] | undefined;
+    if (withAcquisitions) {
+      if (!exportBucket || !ledgerTable)
+        throw new Error('the synthesized stack has no export bucket or ledger table');
+      progress.phase('acquisitions: starting the BigQuery stand-in and Azurite…');
+      const acquisitionS3 = new S3Client({
+        ...localS3ClientConfig(environment.endpoints.s3),
+        // s3rver stores the aws-chunked framing of a streamed PUT with a flexible checksum.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+      });
+      cleanups.add(() => acquisitionS3.destroy());
+      acquisitions = await runAcquisitions({
+        sources: await startAcquisitionSources(
+          (tenant) => exportPrefixOf(exportConfig.sources, tenant),
+          cleanups,
+        ),
+        clients: {
+          dynamo: started.adminDynamo,
+          s3: acquisitionS3,
+          readSecret: (arn) => Promise.reject(new Error(`the local run has no secret ${arn}`)),
+          ledgerTable,
+          exportBucket,
+        },
+        drain,
+        readLedger: () => readAllTotals(started.adminDynamo, ledgerTable),
+        progress: (line) => progress.phase(line),
+      });
+    }
+
     let redriven: Record<string, number> = Object.fromEntries(wirings.map((w) => [w.stream, 0]));
     if (options.redrive) {
       ticker.enter('redrive');
@@ -399,6 +442,9 @@ export const runLocal = async (options: RunOptions = {}): Promise<RunResult> => 
         exportProblems,
         ...(reconciliation ? { reconciliation } : {}),
         ...(pushReport ? { push: pushReport } : {}),
+        ...(acquisitions
+          ? { acquisitions: { tenants: ACQUISITION_TENANTS, rows: acquisitions } }
+          : {}),
         ...(input ? { input: { file: options.input as string, contents: input } } : {}),
       },
       end,

@@ -16,6 +16,7 @@ import type { CapturedPublish } from '../emulators/sns-in-process';
 import type { ExportDiffReport, ExportReport } from './export-executions';
 import type { ExpectedExport, ExpectedExportChange } from '../scenarios/sample';
 import type { ReconciliationRow } from '../reconciliation/stand-in';
+import { acquisitionTable, type AcquisitionReport } from './acquisitions';
 import { pushSummaryLines, type PushRunReport } from './push-report';
 
 export interface CostStreamReport {
@@ -137,6 +138,8 @@ export interface LocalReport {
   archive: ArchiveReport;
   /** What the run sent to the push endpoint and how it was answered (absent: no push sample). */
   push?: PushRunReport;
+  /** The Azure and GCP acquisition passes against their local stand-ins (absent: not run). */
+  acquisitions?: AcquisitionReport[];
   verdict: Verdict;
   run: RunInfo;
 }
@@ -640,6 +643,10 @@ export const summaryText = (report: LocalReport): string => {
     }
   }
   if (report.push) out.push(...pushSummaryLines(report.push));
+  if (report.acquisitions) {
+    out.push(`acquisitions: ${report.acquisitions.length} pass(es) against local stand-ins`);
+    if (report.acquisitions.length > 0) out.push(table(acquisitionTable(report.acquisitions)));
+  }
   out.push(
     `archive: ${report.archive.objects} objects, ${report.archive.records} records, ${report.archive.missing} acknowledged message(s) missing`,
   );

@@ -11,7 +11,7 @@ import {
   startBigQueryStandIn,
   type BigQueryStandIn,
   type StandInRow,
-} from '../support/bigquery-stand-in';
+} from '../../local/emulators/bigquery-stand-in';
 import { cli, writeTemp } from './helpers';
 
 const SECRET = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:acme-azure-AbCdEf';

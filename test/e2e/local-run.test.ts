@@ -9,6 +9,7 @@ import { PUSH_ACCOUNTS, PUSH_BURST_SIZE } from '../../local/scenarios/push-reque
 import type { RecordEvent } from '../../local/runtime/poller';
 import type { CostStreamReport } from '../../local/report/run-report';
 import { runLocal } from '../../local/phases/run-local';
+import { ACQUISITION_TENANTS } from '../../local/phases/acquisitions';
 import { publishedMessageOf } from '../support/published-message';
 
 const quiet = { outputsFile: false as const, handlerLogFile: false as const };
@@ -24,9 +25,35 @@ describe('npm start (in-process)', () => {
     expect(report.published).toBe(sample.messages.length + closing.length);
     expect(report.published).toBeGreaterThan(1500);
     // Rows list the stream charges an export supersedes (`provisional`); the truth has their totals.
-    expect(report.ledger.map(({ provisional: _provisional, ...row }) => row)).toEqual(
+    const sampleLedger = report.ledger.filter((t) => !ACQUISITION_TENANTS.includes(t.tenant));
+    expect(sampleLedger.map(({ provisional: _provisional, ...row }) => row)).toEqual(
       sample.truth.ledger,
     );
+    // The acquisitions: both providers, two passes each; the second supersedes the first snapshot.
+    const acquisitions = report.acquisitions ?? [];
+    expect(acquisitions.map((a) => [a.provider, a.pass, a.status])).toEqual([
+      ['gcp', 1, 'ok'],
+      ['azure', 1, 'ok'],
+      ['gcp', 2, 'ok'],
+      ['azure', 2, 'ok'],
+    ]);
+    for (const a of acquisitions) expect(a.ledger).toBe(a.truth);
+    const gcp = acquisitions.filter((a) => a.provider === 'gcp');
+    expect(gcp.every((a) => a.retries > 0 && a.throttleWaits > 0 && a.pages > 1)).toBe(true);
+    expect(gcp[1].truth).not.toBe(gcp[0].truth);
+    expect(report.verdict.checks.find((c) => c.name === 'acquisitions')).toMatchObject({
+      ok: true,
+    });
+    expect(
+      report.exports
+        .filter((e) => ACQUISITION_TENANTS.includes(e.tenant))
+        .map((e) => [e.tenant, e.status]),
+    ).toEqual([
+      ['acq-azure', 'superseded'],
+      ['acq-azure', 'current'],
+      ['acq-gcp', 'superseded'],
+      ['acq-gcp', 'current'],
+    ]);
     expect(report.ledger.some((t) => (t.provisional ?? []).length > 0)).toBe(true);
     const totalOf = (tenant: string, accountId: string) =>
       report.ledger.find(
@@ -122,6 +149,7 @@ describe('npm start (in-process)', () => {
       ...quiet,
       seed: 7,
       sample,
+      acquisitions: false,
       faults: { 'ack-loss': 0.05, throttle: 0, timeout: 0 },
       permanentThrottle: ({ commandName, input }) =>
         commandName === 'TransactWriteItemsCommand' &&

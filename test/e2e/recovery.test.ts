@@ -20,6 +20,7 @@ it('redrives the DLQs with faults off after a run with every fault at 0.2, and t
     handlerLogFile: false,
     seed: 11,
     sample,
+    acquisitions: false,
     faults: { 'ack-loss': 0.2, throttle: 0.2, timeout: 0.2 },
     redrive: true,
     // The lowest receive count the stack accepts, so that records exhaust their receives under these

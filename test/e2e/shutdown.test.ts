@@ -77,6 +77,7 @@ it('stops the emulators after a normal run', async () => {
     outputsFile: false,
     handlerLogFile: false,
     sample: empty,
+    acquisitions: false,
     onEnvironment: (env) => (seen = env),
   });
   const env = seen as LocalEnvironment;
@@ -94,6 +95,7 @@ it('stops the emulators when the run fails', async () => {
       outputsFile: false,
       handlerLogFile: false,
       sample: { ...empty, messages: [{ topic: 'nowhere' as never, message: '{}' }] },
+      acquisitions: false,
       onEnvironment: (env) => (seen = env),
     }),
   ).rejects.toThrow(/no stream consumes topic nowhere/);

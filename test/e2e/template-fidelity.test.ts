@@ -18,6 +18,7 @@ it('runs with the configured timeouts and writes the stack outputs with local va
     outputsFile,
     handlerLogFile: false,
     sample,
+    acquisitions: false,
     faults: { 'ack-loss': 0, throttle: 0, timeout: 0 },
     context: { functionTimeoutSeconds: 20, visibilityTimeoutSeconds: 150, maxReceiveCount: 7 },
     onEnvironment: (env) => {
@@ -51,6 +52,7 @@ it('shows the configured values on the running local queues (GetQueueAttributes)
   const run = runLocal({
     outputsFile: false,
     handlerLogFile: false,
+    acquisitions: false,
     sample: {
       messages: [],
       truth: {

@@ -68,7 +68,7 @@ describe('tenant topics (local run)', () => {
         conflicts: [],
       },
     };
-    const result = await runLocal({ ...quiet, sample, faults: NO_FAULTS });
+    const result = await runLocal({ ...quiet, sample, faults: NO_FAULTS, acquisitions: false });
     expect(result.report.verdict).toMatchObject({ status: 'PASS' });
     expect(
       result.report.ledger.map(({ tenant, accountId, total }) => ({ tenant, accountId, total })),

@@ -1,5 +1,5 @@
 /**
- * The Google Cloud billing acquisition against a local BigQuery stand-in (test/support/bigquery-stand-in.ts,
+ * The Google Cloud billing acquisition against a local BigQuery stand-in (local/emulators/bigquery-stand-in.ts,
  * with its token endpoint checking the service account's signed assertion), the local S3 (our export
  * bucket) and DynamoDB Local (the cursor and the ledger): a pull killed after any write resumes and
  * ends with exactly one execution holding every row once and the stand-in's total; throttles are
@@ -26,10 +26,11 @@ import { readCsvRows } from '../../lambda/core/exports/readers/csv';
 import { runExportTask } from '../../lambda/core/exports/run-task';
 import { localS3ClientConfig, startLocalS3, type LocalS3 } from '../../local/emulators/s3';
 import {
+  monthTotalsOf,
   startBigQueryStandIn,
   type BigQueryStandIn,
   type StandInRow,
-} from '../support/bigquery-stand-in';
+} from '../../local/emulators/bigquery-stand-in';
 import { useExportLedger } from '../support/file-fixtures';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { SQSEvent } from 'aws-lambda';
@@ -134,14 +135,7 @@ const taxRow = (exportTime: string): StandInRow => ({
 });
 
 /** The stand-in's truth: Σ cost + Σ credits of the month's rows, exactly. */
-const truth = (rows: readonly StandInRow[]): string => {
-  let sum = new Big(0);
-  for (const row of rows.filter((r) => r.invoiceMonth === '202409')) {
-    sum = sum.plus(row.cells[10].v as string);
-    for (const credit of (row.cells[11].v as { v: string }[]) ?? []) sum = sum.plus(credit.v);
-  }
-  return sum.toFixed().replace(/\.?0+$/, '');
-};
+const truth = (rows: readonly StandInRow[]): string => monthTotalsOf(rows, '202409').USD;
 
 const ROWS = 25;
 const seedRows = (): void => {

@@ -5,12 +5,17 @@
  * computing it, runs a month's query job as a snapshot of that month's rows at insert time, pages its
  * results by `pageToken` / `maxResults`, and injects faults in order — a throttle (429 or 403
  * `rateLimitExceeded`, with `Retry-After`), a 5xx, a connection dropped in the middle of a page, an
- * expired page token — and can expire every job's results. Requests are recorded on the test's clock.
+ * expired page token — and can expire every job's results. Requests are recorded on the caller's clock.
+ * Used by the integration tests and by the local run's acquisitions (`local/acquisitions/`), whose
+ * ground truth is `monthTotals`: the month's money computed from the rows it holds.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { importSPKI, jwtVerify } from 'jose';
+import Big from 'big.js';
 import type { BigQueryCell, BigQueryRow } from '../../lambda/core/acquisition/gcp-billing-rows';
+import { MONTH_COLUMNS } from '../../lambda/core/acquisition/gcp-billing-sql';
+import { formatDecimal } from '../../lambda/core/decimal';
 
 export interface StandInRow {
   partitionDay: string;
@@ -21,6 +26,8 @@ export interface StandInRow {
 }
 
 export type BigQueryFault =
+  /** The request is answered normally: places the faults after it on later requests. */
+  | { kind: 'none' }
   | { kind: 'throttle'; status?: 429 | 403; retryAfterSeconds?: number }
   | { kind: 'server-error'; status?: number }
   | { kind: 'drop-mid-page' }
@@ -48,6 +55,8 @@ export interface BigQueryStandIn {
   jobsInserted: string[];
   /** Every job's results expire (as after ~24 h). */
   expireAllJobs(): void;
+  /** Σ cost + Σ credits of the rows of an invoice month (`YYYYMM`), per currency, exactly. */
+  monthTotals(invoiceMonth: string): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -70,6 +79,32 @@ const send = (response: ServerResponse, status: number, body: unknown, headers =
 const errorBody = (code: number, reason: string, message: string) => ({
   error: { code, message, errors: [{ reason, message, domain: 'global' }], status: reason },
 });
+
+const CURRENCY = MONTH_COLUMNS.indexOf('currency');
+const COST = MONTH_COLUMNS.indexOf('cost');
+const CREDITS = MONTH_COLUMNS.indexOf('credit_amounts');
+
+/** A scalar cell's text (the REST API writes every scalar, numbers included, as a string). */
+export const cellText = (cell: BigQueryCell): string => {
+  if (typeof cell.v !== 'string') throw new Error(`not a scalar cell: ${JSON.stringify(cell)}`);
+  return cell.v;
+};
+
+/** The money of a month's rows as Google bills it: cost plus every credit, per currency. */
+export const monthTotalsOf = (
+  rows: readonly StandInRow[],
+  invoiceMonth: string,
+): Record<string, string> => {
+  const sums = new Map<string, Big>();
+  for (const row of rows.filter((r) => r.invoiceMonth === invoiceMonth)) {
+    const currency = cellText(row.cells[CURRENCY]);
+    let sum = (sums.get(currency) ?? new Big(0)).plus(cellText(row.cells[COST]));
+    for (const credit of (row.cells[CREDITS].v as BigQueryCell[] | null) ?? [])
+      sum = sum.plus(cellText(credit));
+    sums.set(currency, sum);
+  }
+  return Object.fromEntries([...sums].map(([currency, sum]) => [currency, formatDecimal(sum)]));
+};
 
 export const startBigQueryStandIn = async (options: {
   clock: () => number;
@@ -268,12 +303,7 @@ export const startBigQueryStandIn = async (options: {
       return;
     }
     const offset = token === null ? 0 : Number(token.split('~')[1]);
-    const page = pageOf(
-      id as string,
-      job,
-      offset,
-      Number(url.searchParams.get('maxResults') ?? 100_000),
-    );
+    const page = pageOf(id, job, offset, Number(url.searchParams.get('maxResults') ?? 100_000));
     if (fault?.kind === 'drop-mid-page') {
       const text = JSON.stringify(page);
       response.writeHead(200, {
@@ -304,6 +334,7 @@ export const startBigQueryStandIn = async (options: {
     expireAllJobs: () => {
       for (const job of jobs.values()) job.expired = true;
     },
+    monthTotals: (invoiceMonth) => monthTotalsOf(rows, invoiceMonth),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
